@@ -1,0 +1,132 @@
+import { existsSync, readFileSync } from 'node:fs';
+
+/** A setting's raw text turned into its typed value, or an error message. */
+type Parser<T> = (raw: string) => T;
+
+class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const int =
+  (min: number, max: number): Parser<number> =>
+  (raw) => {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`must be a whole number, got ${JSON.stringify(raw)}`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+const text: Parser<string> = (raw) => raw;
+
+const nonEmpty: Parser<string> = (raw) => {
+  if (raw === '') throw new ConfigError('must not be empty');
+  return raw;
+};
+
+const keyList: Parser<string[]> = (raw) => {
+  const keys = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  for (const k of keys) if (!/^[\x21-\x7e]{8,256}$/.test(k)) throw new ConfigError('each key must be 8 to 256 printable ASCII characters without spaces');
+  return keys;
+};
+
+const identifierText: Parser<string> = (raw) => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`must be a database identifier ([A-Za-z_][A-Za-z0-9_]*), got ${JSON.stringify(raw)}`);
+  return raw;
+};
+
+const optionalIdentifier: Parser<string> = (raw) => (raw === '' ? '' : identifierText(raw));
+
+const httpUrl: Parser<string> = (raw) => {
+  if (raw === '') return '';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('must be an http(s) URL');
+  return raw;
+};
+
+const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (raw) => {
+    if (!(values as string[]).includes(raw)) throw new ConfigError(`must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+    return raw as T;
+  };
+
+/** Every setting, its variable and how to read it. Defaults live in .env.defaults only. */
+const SPEC = {
+  port: ['PORT', int(0, 65535)],
+  host: ['HOST', nonEmpty],
+  shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', int(0, 600_000)],
+  logLevel: ['LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error')],
+  publicApiKeys: ['PUBLIC_API_KEYS', keyList],
+  privateApiKeys: ['PRIVATE_API_KEYS', keyList],
+  dataDir: ['DATA_DIR', nonEmpty],
+  engineReadSessions: ['ENGINE_READ_SESSIONS', int(1, 16)],
+  clickhouseUrl: ['CLICKHOUSE_URL', httpUrl],
+  clickhouseUser: ['CLICKHOUSE_USER', text],
+  clickhousePassword: ['CLICKHOUSE_PASSWORD', text],
+  clickhouseCluster: ['CLICKHOUSE_CLUSTER', optionalIdentifier],
+  clickhouseRequestTimeoutMs: ['CLICKHOUSE_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)],
+  metaDatabase: ['META_DATABASE', identifierText],
+  defaultWorkspaceDatabase: ['DEFAULT_WORKSPACE_DATABASE', identifierText],
+  maxBodyBytes: ['MAX_BODY_BYTES', int(1024, 512 * 1024 * 1024)],
+  maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
+  maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],
+  ingestFlushRows: ['INGEST_FLUSH_ROWS', int(1, 1_000_000)],
+  ingestFlushWaitMs: ['INGEST_FLUSH_WAIT_MS', int(0, 10_000)],
+  ingestQueueMaxEvents: ['INGEST_QUEUE_MAX_EVENTS', int(1, 10_000_000)],
+} as const satisfies Record<string, readonly [string, Parser<unknown>]>;
+
+export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };
+
+/** Parses `KEY=value` lines; `#` starts a comment line; values may be single- or double-quoted. */
+export function parseEnvFile(content: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of content.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m || line.trimStart().startsWith('#')) continue;
+    let value = m[2]!;
+    const quoted = /^(['"])(.*)\1$/.exec(value);
+    if (quoted) value = quoted[2]!;
+    vars[m[1]!] = value;
+  }
+  return vars;
+}
+
+function readEnvFile(path: string): Record<string, string> {
+  return existsSync(path) ? parseEnvFile(readFileSync(path, 'utf8')) : {};
+}
+
+/**
+ * Builds the configuration from layered sources, later winning. Throws one error naming every
+ * variable that is missing or invalid, so a bad deployment stops at start with a clear message.
+ */
+export function buildConfig(...layers: Record<string, string | undefined>[]): Config {
+  const merged: Record<string, string> = {};
+  for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [field, [variable, parse]] of Object.entries(SPEC)) {
+    const raw = merged[variable];
+    if (raw === undefined) {
+      problems.push(`${variable}: is not set (and has no default in .env.defaults)`);
+      continue;
+    }
+    try {
+      config[field] = parse(raw.trim());
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(`${variable}: ${err.message}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config as Config;
+}
+
+/** `.env.defaults`, then `.env`, then the process environment, all relative to `dir`. */
+export function loadConfig(dir = process.cwd(), env: Record<string, string | undefined> = process.env): Config {
+  return buildConfig(readEnvFile(`${dir}/.env.defaults`), readEnvFile(`${dir}/.env`), env);
+}

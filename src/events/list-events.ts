@@ -1,0 +1,83 @@
+import { identifier, type Params, type Storage } from '../storage/storage';
+import { EVENT_COLUMNS, rowToEvent } from './event-rows';
+import { MAX_LIMIT, ORDER_FIELDS, type EventsPage, type ListEventsQuery, type OrderField } from './model';
+import { parseIsoDateTime, toEngineDateTime } from './timestamps';
+import { invalidInput } from '../http/problem';
+
+const EQUALITY_FILTERS = ['event', 'uuid', 'userId', 'groupId', 'anonymousId', 'instanceId', 'type'] as const;
+const OBJECT_FILTER = /^(properties|traits|context)\.(.+)$/;
+const KNOWN = new Set<string>([...EQUALITY_FILTERS, 'startDate', 'endDate', 'limit', 'offset', 'orderByField', 'orderByDirection']);
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/** The WHERE clause and its bound parameters for a listing; every value is a parameter. */
+function whereClause(query: Record<string, string | undefined>): { where: string; params: Params } {
+  const conditions: string[] = [];
+  const params: Params = {};
+  for (const f of EQUALITY_FILTERS) {
+    const v = query[f];
+    if (v === undefined) continue;
+    conditions.push(f === 'uuid' ? `uuid = {uuid:UUID}` : `${f} = {${f}:String}`);
+    params[f] = v;
+  }
+  if (query.startDate !== undefined) {
+    conditions.push(`timestamp >= {startDate:DateTime64(6, 'UTC')}`);
+    params.startDate = toEngineDateTime(parseIsoDateTime(query.startDate)!);
+  }
+  if (query.endDate !== undefined) {
+    // A bare date as endDate includes that whole day.
+    let end = parseIsoDateTime(query.endDate)!;
+    if (DATE_ONLY.test(query.endDate)) end += MICROS_PER_DAY - 1n;
+    conditions.push(`timestamp <= {endDate:DateTime64(6, 'UTC')}`);
+    params.endDate = toEngineDateTime(end);
+  }
+  let n = 0;
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (KNOWN.has(name) || value === undefined) continue;
+    const m = OBJECT_FILTER.exec(name);
+    if (!m) {
+      unknown.push(name);
+      continue;
+    }
+    // String values compare as text, numbers and booleans by their JSON spelling.
+    const column = m[1]!;
+    conditions.push(
+      `(JSONExtractString(${column}, {k${n}:String}) = {v${n}:String} OR JSONExtractRaw(${column}, {k${n}:String}) = {v${n}:String})`,
+    );
+    params[`k${n}`] = m[2]!;
+    params[`v${n}`] = value;
+    n++;
+  }
+  if (unknown.length > 0) {
+    throw invalidInput(
+      `unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      unknown.map((parameter) => ({
+        parameter,
+        detail: `is not a filter; use one of ${[...KNOWN].join(', ')}, or properties.<key>, traits.<key>, context.<key>`,
+      })),
+    );
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** Runs a validated listing: one page of events and the exact count of all that match. */
+export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<EventsPage> {
+  const { where, params } = whereClause(query as Record<string, string | undefined>);
+  const limit = Math.min(Number(query.limit ?? MAX_LIMIT), MAX_LIMIT);
+  const offset = Number(query.offset ?? 0);
+  const field: OrderField = query.orderByField ?? 'timestamp';
+  if (!ORDER_FIELDS.includes(field)) throw new Error(`unvalidated order field ${field}`);
+  const direction = (query.orderByDirection ?? 'DESC').toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
+  const table = `${identifier(database)}.events`;
+  // uuid breaks ties so that pages do not overlap or skip when many events share a timestamp.
+  const order = field === 'uuid' ? `uuid ${direction}` : `${field} ${direction}, uuid ${direction}`;
+  const [rows, count] = await Promise.all([
+    storage.query(
+      `SELECT ${EVENT_COLUMNS.join(', ')} FROM ${table} ${where} ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      { ...params, limit, offset },
+    ),
+    storage.query(`SELECT count() AS total FROM ${table} ${where}`, params),
+  ]);
+  return { results: rows.map(rowToEvent), limit, offset, total: Number(count[0]?.total ?? 0) };
+}

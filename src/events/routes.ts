@@ -1,0 +1,56 @@
+import { Elysia } from 'elysia';
+import { auth } from '../http/auth';
+import { payloadTooLarge, type ProblemError } from '../http/problem';
+import type { Storage } from '../storage/storage';
+import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { acceptEvent } from './event-rows';
+import type { IngestBuffer } from './ingest-buffer';
+import { listEvents } from './list-events';
+import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO } from './model';
+import { nowMicros } from './timestamps';
+
+export interface EventRoutesDeps {
+  storage: Storage;
+  store: WorkspaceStore;
+  buffer: IngestBuffer;
+  maxEventsPerRequest: number;
+  maxEventBytes: number;
+}
+
+/** 413 naming every event over the per-event limit (measured as compact JSON). */
+function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number): void {
+  const errors: ProblemError[] = [];
+  events.forEach((e, i) => {
+    const bytes = Buffer.byteLength(JSON.stringify(e));
+    if (bytes > maxEventBytes) errors.push({ pointer: `/events/${i}`, detail: `is ${bytes} bytes; the limit is ${maxEventBytes}` });
+  });
+  if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
+}
+
+export function eventRoutes(deps: EventRoutesDeps) {
+  return new Elysia({ name: 'events', normalize: false })
+    .use(auth(deps.store))
+    .post(
+      '/events',
+      async ({ body, principal, set }) => {
+        checkEventSizes(body.events, deps.maxEventBytes);
+        const parsedAt = nowMicros();
+        const accepted = body.events.map((e) => acceptEvent(e, parsedAt));
+        await deps.buffer.submit(principal.workspace.databaseName, accepted.map((a) => a.row));
+        set.status = 201;
+        return { results: accepted.map((a) => a.event), limit: accepted.length, offset: 0, total: accepted.length };
+      },
+      {
+        scope: 'ingest',
+        body: createEventsBody(deps.maxEventsPerRequest),
+        response: { 201: EventsPage },
+        detail: { summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },
+      },
+    )
+    .get('/events', ({ query, principal }) => listEvents(deps.storage, principal.workspace.databaseName, query), {
+      scope: 'private',
+      query: ListEventsQuery,
+      response: { 200: EventsPage },
+      detail: { summary: 'List events', description: 'Filtered, ordered, paginated; `total` is the exact count of matches.' },
+    });
+}

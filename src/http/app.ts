@@ -1,0 +1,23 @@
+import { Elysia } from 'elysia';
+import { eventRoutes, type EventRoutesDeps } from '../events/routes';
+import type { Logger } from '../log';
+import { statusRoutes } from '../status/routes';
+import { errorMapper } from './error-mapper';
+import { jsonBody } from './json-body';
+import { requestLog } from './request-log';
+
+export interface AppDeps extends EventRoutesDeps {
+  log: Logger;
+  maxBodyBytes: number;
+}
+
+/** The HTTP application: shared floors first (logging, errors, body reading), then features. */
+export function createApp(deps: AppDeps) {
+  // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
+  return new Elysia({ normalize: false })
+    .use(requestLog(deps.log))
+    .use(errorMapper(deps.log))
+    .use(jsonBody(deps.maxBodyBytes))
+    .use(statusRoutes(deps.storage.mode))
+    .use(eventRoutes(deps));
+}

@@ -1,0 +1,48 @@
+import { Elysia } from 'elysia';
+import type { KeyKind, Principal, WorkspaceStore } from '../workspaces/workspace-store';
+import { decodeBody } from './json-body';
+import { forbidden, unauthorized } from './problem';
+
+/** What a route needs: `ingest` takes any key, `private` a private or admin key, `admin` an admin key. */
+export type Scope = 'ingest' | 'private' | 'admin';
+
+const ALLOWED: Record<Scope, readonly KeyKind[]> = {
+  ingest: ['public', 'private', 'admin'],
+  private: ['private', 'admin'],
+  admin: ['admin'],
+};
+
+const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+
+/** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */
+export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope): Principal {
+  if (!authorization) throw unauthorized('an Authorization: Bearer <key> header is required', 'invalid_request');
+  const match = BEARER.exec(authorization);
+  if (!match) throw unauthorized('the Authorization header must be "Bearer <key>"', 'invalid_request');
+  const principal = store.resolve(match[1]!);
+  if (!principal) throw unauthorized('the key is not valid', 'invalid_token');
+  if (!ALLOWED[scope].includes(principal.kind)) {
+    throw forbidden(`this route needs a ${scope === 'admin' ? 'admin' : 'private'} key; a ${principal.kind} key was sent`);
+  }
+  return principal;
+}
+
+const principals = new WeakMap<Request, Principal>();
+
+/**
+ * The `scope` route option. The key is checked before the body is decoded or validated, so an
+ * unauthenticated caller learns nothing about the route's input rules.
+ */
+export function auth(store: WorkspaceStore) {
+  return new Elysia({ name: 'auth' }).macro({
+    scope: (scope: Scope) => ({
+      transform(ctx: { request: Request; headers: Record<string, string | undefined>; body: unknown }) {
+        principals.set(ctx.request, authenticate(store, ctx.headers.authorization, scope));
+        ctx.body = decodeBody(ctx.body);
+      },
+      resolve({ request }: { request: Request }) {
+        return { principal: principals.get(request)! };
+      },
+    }),
+  });
+}

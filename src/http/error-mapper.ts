@@ -1,0 +1,61 @@
+import { Elysia, ValidationError } from 'elysia';
+import { IngestClosedError, IngestOverloadedError } from '../events/ingest-buffer';
+import type { Logger } from '../log';
+import { StorageUnavailableError } from '../storage/storage';
+import { HttpProblem, invalidInput, notFound, unavailable, type ProblemError } from './problem';
+
+interface SchemaIssue {
+  path: string;
+  message: string;
+  schema?: { error?: unknown };
+}
+
+/** Seconds a shed client should wait before trying again. */
+const RETRY_AFTER_SECONDS = 1;
+
+/** One entry per failing field, with the schema's own wording when it has one. */
+function validationErrors(error: ValidationError): ProblemError[] {
+  const seen = new Set<string>();
+  const out: ProblemError[] = [];
+  const inQuery = error.type === 'query';
+  for (const issue of error.all as SchemaIssue[]) {
+    if (seen.has(issue.path)) continue;
+    seen.add(issue.path);
+    const detail =
+      issue.message === 'Expected required property'
+        ? 'is required'
+        : typeof issue.schema?.error === 'string'
+          ? issue.schema.error
+          : issue.message;
+    out.push(inQuery ? { parameter: issue.path.replace(/^\//, ''), detail } : { pointer: issue.path, detail });
+  }
+  return out;
+}
+
+function toProblem(code: string | number, error: unknown, log: Logger, request: Request): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof ValidationError) {
+    const errors = validationErrors(error);
+    const where = error.type === 'query' ? 'query parameters' : 'request body';
+    return invalidInput(`${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the ${where}`, errors);
+  }
+  if (code === 'NOT_FOUND') return notFound(`no route ${request.method} ${new URL(request.url).pathname}`);
+  if (code === 'PARSE') return invalidInput('the body could not be read', []);
+  if (error instanceof IngestOverloadedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
+  if (error instanceof IngestClosedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
+  if (error instanceof StorageUnavailableError) {
+    log.warn('storage unavailable', { err: error });
+    return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);
+  }
+  log.error('unhandled error', { method: request.method, path: new URL(request.url).pathname, err: error });
+  return new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged');
+}
+
+/** The one place where errors become responses: problem+json, never a stack trace or HTML. */
+export function errorMapper(log: Logger) {
+  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+    const problem = toProblem(code, error, log, request);
+    set.status = problem.status;
+    return problem.toResponse();
+  });
+}

@@ -1,0 +1,33 @@
+import { loadConfig } from './config';
+import { createLogger } from './log';
+import { startService } from './service';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(1);
+}
+const log = createLogger(config.logLevel);
+if (config.privateApiKeys.includes('private-dev-key-change-me')) {
+  log.warn('the default private key from .env.defaults is in use; set PRIVATE_API_KEYS before exposing the service');
+}
+
+const service = await startService(config, log).catch((err: unknown) => {
+  log.error('start failed', { err });
+  process.exit(1);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    log.info('signal received', { signal });
+    service.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error('stop failed', { err });
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,58 @@
+import type { Config } from './config';
+import { IngestBuffer } from './events/ingest-buffer';
+import { createApp } from './http/app';
+import type { Logger } from './log';
+import { MigrationRunner } from './storage/migrations/runner';
+import { openStorage } from './storage/open';
+import type { Storage } from './storage/storage';
+import { WorkspaceStore } from './workspaces/workspace-store';
+
+export interface Service {
+  readonly url: string;
+  readonly port: number;
+  readonly storage: Storage;
+  readonly buffer: IngestBuffer;
+  /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
+  stop(): Promise<void>;
+}
+
+/** Bun's own hard cap sits above ours so that our 413 (problem+json) answers first. */
+const TRANSPORT_BODY_SLACK = 2;
+
+/** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
+export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config)): Promise<Service> {
+  const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
+  const store = new WorkspaceStore(storage, migrations, config, log);
+  await store.start();
+  const buffer = new IngestBuffer(
+    storage,
+    { flushRows: config.ingestFlushRows, flushWaitMs: config.ingestFlushWaitMs, maxQueuedRows: config.ingestQueueMaxEvents },
+    log,
+  );
+  const app = createApp({ ...config, log, storage, store, buffer }).listen({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
+  });
+  const server = app.server!;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
+  log.info('listening', { url, storage: storage.mode });
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    log.info('stopping: no new connections; finishing in-flight requests');
+    const drained = server.stop(false);
+    const timedOut = await Promise.race([
+      drained.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), config.shutdownTimeoutMs).unref()),
+    ]);
+    if (timedOut) {
+      log.warn('in-flight requests did not finish in time; closing their connections', { timeoutMs: config.shutdownTimeoutMs });
+      await server.stop(true);
+    }
+    await buffer.close();
+    await storage.close();
+    log.info('stopped');
+  };
+  return { url, port: server.port!, storage, buffer, stop: () => (stopping ??= stop()) };
+}

@@ -1,0 +1,23 @@
+import type { Migration } from './runner';
+
+/** The metadata database: workspaces (and later keys, webhooks), shared by every API process. */
+export const metaMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'workspaces',
+    // ReplacingMergeTree keeps the highest `version` of each workspace and drops rows whose
+    // newest version has `isDeleted = 1` when read with FINAL: mutable rows, ClickHouse-style.
+    statements: ({ db, onCluster }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.workspaces ${onCluster} (
+        workspaceId String,
+        name String,
+        databaseName String,
+        isDefault Bool,
+        properties String,
+        createdAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY workspaceId`,
+    ],
+  },
+];

@@ -1,0 +1,85 @@
+import type { Logger } from '../../log';
+import { identifier, type Storage } from '../storage';
+
+export interface MigrationTarget {
+  /** The database, already quoted. */
+  db: string;
+  /** `ON CLUSTER ...` when a cluster is configured, else ''. */
+  onCluster: string;
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** Idempotent statements (IF NOT EXISTS), so a migration cut short can simply run again. */
+  statements(target: MigrationTarget): string[];
+}
+
+async function checksum(migration: Migration): Promise<string> {
+  const text = migration.statements({ db: '{db}', onCluster: '{cluster}' }).join(';\n');
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Buffer.from(digest).toString('hex');
+}
+
+/**
+ * Applies versioned migrations to one database and records each in the metadata database's
+ * `schema_migrations`. A recorded migration whose text has since changed stops the start: the
+ * schema in storage would no longer be the one the code describes.
+ */
+export class MigrationRunner {
+  private readonly meta: string;
+  private readonly onCluster: string;
+
+  constructor(
+    private readonly storage: Storage,
+    metaDatabase: string,
+    cluster: string,
+    private readonly log: Logger,
+  ) {
+    this.meta = identifier(metaDatabase);
+    this.onCluster = cluster ? `ON CLUSTER ${identifier(cluster)}` : '';
+  }
+
+  /** Creates the metadata database and its migration ledger. */
+  async bootstrap(): Promise<void> {
+    await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${this.meta} ${this.onCluster}`);
+    await this.storage.command(
+      `CREATE TABLE IF NOT EXISTS ${this.meta}.schema_migrations ${this.onCluster} (
+        database String,
+        version UInt32,
+        name String,
+        checksum String,
+        appliedAt DateTime64(3, 'UTC') DEFAULT now64(3)
+      ) ENGINE = MergeTree ORDER BY (database, version)`,
+    );
+  }
+
+  /** Creates `database` if needed and applies the migrations it has not had yet, in order. */
+  async apply(database: string, migrations: readonly Migration[]): Promise<void> {
+    const target: MigrationTarget = { db: identifier(database), onCluster: this.onCluster };
+    await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${target.db} ${this.onCluster}`);
+    const applied = new Map<number, string>();
+    const rows = await this.storage.query(
+      `SELECT version, any(checksum) AS checksum FROM ${this.meta}.schema_migrations WHERE database = {database:String} GROUP BY version`,
+      { database },
+      'write',
+    );
+    for (const row of rows) applied.set(Number(row.version), String(row.checksum));
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      const sum = await checksum(migration);
+      const recorded = applied.get(migration.version);
+      if (recorded !== undefined) {
+        if (recorded !== sum) {
+          throw new Error(`migration ${migration.version} (${migration.name}) of ${database} was changed after it was applied`);
+        }
+        continue;
+      }
+      for (const statement of migration.statements(target)) await this.storage.command(statement);
+      await this.storage.command(
+        `INSERT INTO ${this.meta}.schema_migrations (database, version, name, checksum) VALUES ({database:String}, {version:UInt32}, {name:String}, {checksum:String})`,
+        { database, version: migration.version, name: migration.name, checksum: sum },
+      );
+      this.log.info('migration applied', { database, version: migration.version, name: migration.name });
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import type { Config } from '../config';
+import { EmbeddedStorage } from './embedded';
+import { ServerStorage } from './server';
+import type { Storage } from './storage';
+
+/** The server backend when CLICKHOUSE_URL is set, else the embedded engine over DATA_DIR. */
+export function openStorage(config: Config): Storage {
+  if (config.clickhouseUrl) {
+    return new ServerStorage({
+      url: config.clickhouseUrl,
+      username: config.clickhouseUser,
+      password: config.clickhousePassword,
+      requestTimeoutMs: config.clickhouseRequestTimeoutMs,
+    });
+  }
+  return new EmbeddedStorage(config.dataDir, config.engineReadSessions);
+}

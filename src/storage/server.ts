@@ -1,0 +1,74 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import {
+  identifier,
+  StorageQueryError,
+  StorageUnavailableError,
+  type Params,
+  type Row,
+  type Storage,
+} from './storage';
+
+export interface ServerOptions {
+  url: string;
+  username: string;
+  password: string;
+  requestTimeoutMs: number;
+}
+
+function mapError(err: unknown): Error {
+  const e = err as { code?: string; type?: string; message?: string };
+  const message = e?.message ?? String(err);
+  // ClickHouseError carries the server's numeric code as a string; anything without one is a
+  // transport failure (refused, reset, timed out) and may pass once the server is back.
+  const code = e?.code !== undefined && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
+  if (code === undefined) return new StorageUnavailableError(message);
+  return new StorageQueryError(message, code);
+}
+
+/** A ClickHouse server or cluster over HTTP through `@clickhouse/client`. */
+export class ServerStorage implements Storage {
+  readonly mode = 'server' as const;
+  private readonly client: ClickHouseClient;
+
+  constructor(options: ServerOptions) {
+    this.client = createClient({
+      url: options.url,
+      username: options.username,
+      password: options.password,
+      request_timeout: options.requestTimeoutMs,
+    });
+  }
+
+  async query(sql: string, params: Params = {}): Promise<Row[]> {
+    try {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return await result.json<Row>();
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async command(sql: string, params: Params = {}): Promise<void> {
+    try {
+      await this.client.command({ query: sql, query_params: params });
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
+    try {
+      await this.client.insert({
+        table: `${identifier(database)}.${identifier(table)}`,
+        values: rows as Row[],
+        format: 'JSONEachRow',
+      });
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
