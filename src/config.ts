@@ -96,7 +96,8 @@ export function parseEnvFile(content: string): Record<string, string> {
   return vars;
 }
 
-function readEnvFile(path: string): Record<string, string> {
+/** Variables of an env file, or none when the file does not exist. */
+export function readEnvFile(path: string): Record<string, string> {
   return existsSync(path) ? parseEnvFile(readFileSync(path, 'utf8')) : {};
 }
 

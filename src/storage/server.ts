@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import {
   identifier,
   StorageQueryError,
@@ -36,6 +36,9 @@ export class ServerStorage implements Storage {
       username: options.username,
       password: options.password,
       request_timeout: options.requestTimeoutMs,
+      // Failures reach our own structured log through the errors we map; the client's own
+      // console output would break the one-JSON-object-per-line format.
+      log: { level: ClickHouseLogLevel.OFF },
     });
   }
 

@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConfig, loadConfig, parseEnvFile, readEnvFile } from '../src/config';
+import { PROJECT_ROOT } from './helpers/test-service';
+
+const defaults = readEnvFile(join(PROJECT_ROOT, '.env.defaults'));
+
+describe('configuration', () => {
+  test('.env.defaults alone gives a complete configuration', () => {
+    const config = buildConfig(defaults);
+    expect(config.port).toBe(4000);
+    expect(config.dataDir).toBe('./data');
+    expect(config.clickhouseUrl).toBe('');
+    expect(config.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(config.maxEventsPerRequest).toBe(10_000);
+    expect(config.maxEventBytes).toBe(32 * 1024);
+  });
+
+  test('.env overrides .env.defaults and the environment overrides both', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    writeFileSync(join(dir, '.env.defaults'), Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join('\n'));
+    writeFileSync(join(dir, '.env'), '# local\nPORT=5000\nHOST="127.0.0.1"\n');
+    expect(loadConfig(dir, {}).port).toBe(5000);
+    expect(loadConfig(dir, {}).host).toBe('127.0.0.1');
+    expect(loadConfig(dir, { PORT: '6000' }).port).toBe(6000);
+  });
+
+  test('keys are split on commas and trimmed', () => {
+    const config = buildConfig(defaults, { PUBLIC_API_KEYS: ' pk_aaaaaaaa , pk_bbbbbbbb ,' });
+    expect(config.publicApiKeys).toEqual(['pk_aaaaaaaa', 'pk_bbbbbbbb']);
+  });
+
+  const invalid: Array<[string, string, string]> = [
+    ['PORT', 'eighty', 'must be a whole number'],
+    ['PORT', '70000', 'between 0 and 65535'],
+    ['MAX_BODY_BYTES', '-1', 'must be a whole number'],
+    ['CLICKHOUSE_URL', 'localhost:8123', 'http(s) URL'],
+    ['META_DATABASE', 'meta; DROP', 'database identifier'],
+    ['LOG_LEVEL', 'loud', 'one of debug, info, warn, error'],
+    ['PUBLIC_API_KEYS', 'short', '8 to 256 printable'],
+  ];
+  for (const [variable, value, message] of invalid) {
+    test(`${variable}=${value} stops the start with a message naming it`, () => {
+      expect(() => buildConfig(defaults, { [variable]: value })).toThrow(new RegExp(`${variable}: .*${message.replace(/[()]/g, '\\$&')}`));
+    });
+  }
+
+  test('a variable with no value anywhere is named', () => {
+    const { PORT: _port, ...rest } = defaults;
+    expect(() => buildConfig(rest)).toThrow('PORT: is not set');
+  });
+
+  test('env files: comments, export prefixes and quotes', () => {
+    expect(parseEnvFile("# c\nexport A=1\nB='two words'\nC=\"x=y\"\n  D = 4  \n")).toEqual({ A: '1', B: 'two words', C: 'x=y', D: '4' });
+  });
+});

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { IngestBuffer, IngestClosedError, IngestOverloadedError } from '../../src/events/ingest-buffer';
+import { silentLogger } from '../../src/log';
+import { EmbeddedStorage } from '../../src/storage/embedded';
+import { MigrationRunner } from '../../src/storage/migrations/runner';
+import { workspaceMigrations } from '../../src/storage/migrations/workspace';
+import type { Row, Storage } from '../../src/storage/storage';
+import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
+
+/** The real engine, with a record of the inserts it was asked to run. */
+class RecordingStorage extends EmbeddedStorage {
+  readonly inserts: number[] = [];
+  override insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
+    this.inserts.push(rows.length);
+    return super.insert(database, table, rows);
+  }
+}
+
+let storage: RecordingStorage;
+const ws = uniqueName('buffer_ws');
+beforeAll(async () => {
+  storage = new RecordingStorage(ENGINE_DIR, 1);
+  const runner = new MigrationRunner(storage, uniqueName('buffer_meta'), '', silentLogger);
+  await runner.bootstrap();
+  await runner.apply(ws, workspaceMigrations);
+});
+afterAll(() => storage.close());
+
+let seq = 0;
+function rows(n: number, tag: string): Row[] {
+  return Array.from({ length: n }, () => ({
+    uuid: crypto.randomUUID(),
+    type: 'track',
+    event: tag,
+    userId: String(seq++),
+    timestamp: '2024-01-01 00:00:00.000000',
+    parsedAt: '2024-01-01 00:00:00.000000',
+  }));
+}
+
+async function count(storageToRead: Storage, tag: string): Promise<number> {
+  const r = await storageToRead.query(`SELECT count() AS c FROM \`${ws}\`.events WHERE event = {tag:String}`, { tag });
+  return Number(r[0]!.c);
+}
+
+const buffer = (options: Partial<ConstructorParameters<typeof IngestBuffer>[1]> = {}) =>
+  new IngestBuffer(storage, { flushRows: 1000, flushWaitMs: 2, maxQueuedRows: 100_000, ...options }, silentLogger);
+
+describe('IngestBuffer', () => {
+  test('a lone submission is inserted at once and resolves after commit', async () => {
+    const b = buffer({ flushWaitMs: 60_000 });
+    storage.inserts.length = 0;
+    await b.submit(ws, rows(3, 'lone'));
+    expect(storage.inserts).toEqual([3]);
+    expect(await count(storage, 'lone')).toBe(3);
+    await b.close();
+  });
+
+  test('concurrent submissions are gathered into fewer inserts, none split', async () => {
+    const b = buffer();
+    storage.inserts.length = 0;
+    await Promise.all(Array.from({ length: 50 }, () => b.submit(ws, rows(10, 'group'))));
+    expect(await count(storage, 'group')).toBe(500);
+    expect(storage.inserts.length).toBeLessThan(50);
+    for (const n of storage.inserts) expect(n % 10).toBe(0);
+    await b.close();
+  });
+
+  test('a batch is handed over once flushRows wait, not one insert larger', async () => {
+    const b = buffer({ flushRows: 20, flushWaitMs: 60_000 });
+    storage.inserts.length = 0;
+    await Promise.all(Array.from({ length: 10 }, () => b.submit(ws, rows(10, 'sized'))));
+    for (const n of storage.inserts) expect(n).toBeLessThanOrEqual(20);
+    expect(await count(storage, 'sized')).toBe(100);
+    await b.close();
+  });
+
+  test('when the queue is full a submission is refused at once and nothing of it is stored', async () => {
+    const b = buffer({ maxQueuedRows: 10 });
+    const first = b.submit(ws, rows(8, 'bounded'));
+    await expect(b.submit(ws, rows(5, 'bounded-over'))).rejects.toBeInstanceOf(IngestOverloadedError);
+    await first;
+    expect(await count(storage, 'bounded')).toBe(8);
+    expect(await count(storage, 'bounded-over')).toBe(0);
+    await b.close();
+  });
+
+  test('close commits everything accepted, then refuses new submissions', async () => {
+    const b = buffer({ flushRows: 5 });
+    const accepted = Array.from({ length: 20 }, () => b.submit(ws, rows(3, 'closing')));
+    await b.close();
+    await Promise.all(accepted);
+    expect(await count(storage, 'closing')).toBe(60);
+    await expect(b.submit(ws, rows(1, 'closing'))).rejects.toBeInstanceOf(IngestClosedError);
+  });
+});

@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { buildConfig, readEnvFile, type Config } from '../../src/config';
+import { silentLogger } from '../../src/log';
+import { startService, type Service } from '../../src/service';
+import type { Storage } from '../../src/storage/storage';
+import { ENGINE_DIR, uniqueName } from './engine-dir';
+
+export const PROJECT_ROOT = join(import.meta.dir, '..', '..');
+
+export interface TestService extends Service {
+  config: Config;
+  publicKey: string;
+  privateKey: string;
+  /** `fetch` against the service with an optional bearer key and JSON body. */
+  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+}
+
+/**
+ * The real service on a free port over the shared engine directory, with its own metadata and
+ * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`.
+ */
+export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage): Promise<TestService> {
+  const publicKey = `pk_${uniqueName('test')}`;
+  const privateKey = `sk_${uniqueName('test')}`;
+  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: ENGINE_DIR,
+    META_DATABASE: uniqueName('meta'),
+    DEFAULT_WORKSPACE_DATABASE: uniqueName('ws'),
+    PUBLIC_API_KEYS: publicKey,
+    PRIVATE_API_KEYS: privateKey,
+    ...overrides,
+  });
+  const service = await startService(config, silentLogger, storage);
+  const request: TestService['request'] = (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return fetch(service.url + path, { method, headers, body });
+  };
+  return Object.assign(service, { config, publicKey, privateKey, request });
+}
+
+/** POSTs events with the public key and returns the parsed 201 body (fails the test otherwise). */
+export async function sendEvents(svc: TestService, events: unknown[]): Promise<{ results: Array<Record<string, unknown>> }> {
+  const res = await svc.request('POST', '/events', { key: svc.publicKey, body: { events } });
+  if (res.status !== 201) throw new Error(`POST /events answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { results: Array<Record<string, unknown>> };
+}
+
+/** GET /events with the private key and a query string; returns status and body. */
+export async function listEvents(svc: TestService, query = ''): Promise<{ status: number; body: any }> {
+  const res = await svc.request('GET', `/events${query ? `?${query}` : ''}`, { key: svc.privateKey });
+  return { status: res.status, body: await res.json() };
+}

@@ -1,0 +1,67 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServiceProcess } from './helpers/service-process';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'analytics-lifecycle-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const env = { DATA_DIR: dataDir, PUBLIC_API_KEYS: 'pk_lifecycle_test', PRIVATE_API_KEYS: 'sk_lifecycle_test' };
+const send = (url: string, events: unknown[]) =>
+  fetch(`${url}/events`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer pk_lifecycle_test', 'content-type': 'application/json' },
+    body: JSON.stringify({ events }),
+  });
+
+async function storedUuids(url: string): Promise<Set<string>> {
+  const uuids = new Set<string>();
+  for (let offset = 0; ; offset += 1000) {
+    const res = await fetch(`${url}/events?limit=1000&offset=${offset}&orderByField=uuid`, { headers: { authorization: 'Bearer sk_lifecycle_test' } });
+    const page = (await res.json()) as { results: Array<{ uuid: string }>; total: number };
+    for (const e of page.results) uuids.add(e.uuid);
+    if (offset + 1000 >= page.total) return uuids;
+  }
+}
+
+describe('a service process', () => {
+  const acknowledged = new Set<string>();
+
+  test('on SIGTERM under load, stores every event it acknowledged and exits 0', async () => {
+    const svc = await startServiceProcess(env);
+    const batch = Array.from({ length: 50 }, (_, i) => ({ type: 'track', event: 'lifecycle', properties: { i } }));
+    const outcomes: string[] = [];
+    const inFlight = Array.from({ length: 40 }, async () => {
+      try {
+        const res = await send(svc.url, batch);
+        outcomes.push(String(res.status));
+        if (res.status === 201) for (const e of ((await res.json()) as any).results) acknowledged.add(e.uuid);
+      } catch {
+        outcomes.push('connection closed');
+      }
+    });
+    // Stop as soon as the first batch is acknowledged, with the rest still in flight.
+    while (acknowledged.size === 0) await Bun.sleep(1);
+    svc.proc.kill('SIGTERM');
+    await Promise.all(inFlight);
+    expect(await svc.proc.exited).toBe(0);
+    expect(acknowledged.size).toBeGreaterThan(0);
+    for (const o of outcomes) expect(['201', '503', 'connection closed']).toContain(o);
+    expect(svc.lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+  });
+
+  test('after a restart on the same DATA_DIR every acknowledged event is there, and new ones are accepted', async () => {
+    const svc = await startServiceProcess(env);
+    try {
+      const stored = await storedUuids(svc.url);
+      const missing = [...acknowledged].filter((u) => !stored.has(u));
+      expect(missing).toEqual([]);
+      expect((await send(svc.url, [{ type: 'page' }])).status).toBe(201);
+      expect(svc.lines.filter((l) => l.includes('default workspace created'))).toEqual([]);
+    } finally {
+      svc.proc.kill('SIGTERM');
+      await svc.proc.exited;
+    }
+  });
+});

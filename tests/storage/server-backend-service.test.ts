@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ServerStorage } from '../../src/storage/server';
+import { ENGINE_DIR } from '../helpers/engine-dir';
+import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { startClickHouseFixture, type ClickHouseFixture } from '../fixtures/clickhouse-http-fixture';
+
+let fixture: ClickHouseFixture;
+let svc: TestService;
+beforeAll(async () => {
+  fixture = await startClickHouseFixture(ENGINE_DIR);
+  svc = await startTestService(
+    { CLICKHOUSE_URL: fixture.url },
+    new ServerStorage({ url: fixture.url, username: 'default', password: '', requestTimeoutMs: 10_000 }),
+  );
+});
+afterAll(async () => {
+  await svc.stop();
+  await fixture.stop();
+});
+
+describe('the service on the server backend', () => {
+  test('stores and lists events through @clickhouse/client', async () => {
+    const sent = await sendEvents(svc, [
+      { type: 'track', event: 'server-path', userId: 'srv', properties: { plan: 'pro' } },
+      { type: 'identify', userId: 'srv', traits: { name: 'Ada' } },
+    ]);
+    const { status, body } = await listEvents(svc, 'userId=srv&orderByField=type&orderByDirection=asc');
+    expect(status).toBe(200);
+    expect(body.total).toBe(2);
+    expect(body.results.map((e: any) => e.uuid)).toEqual([sent.results[1]!.uuid, sent.results[0]!.uuid]);
+    expect(body.results[1].properties).toEqual({ plan: 'pro' });
+    expect((await (await svc.request('GET', '/')).json()) as any).toMatchObject({ storage: 'server' });
+  });
+
+  test('while the server is down POST /events gets 503 with Retry-After, stores nothing, and recovers', async () => {
+    fixture.setDown(true);
+    const res = await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [{ type: 'track', event: 'while-down' }] } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const list = await svc.request('GET', '/events', { key: svc.privateKey });
+    expect(list.status).toBe(503);
+    fixture.setDown(false);
+    expect((await listEvents(svc, 'event=while-down')).body.total).toBe(0);
+    await sendEvents(svc, [{ type: 'track', event: 'after-recovery' }]);
+    expect((await listEvents(svc, 'event=after-recovery')).body.total).toBe(1);
+  });
+});

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { silentLogger } from '../../src/log';
+import type { Migration } from '../../src/storage/migrations/runner';
+import { MigrationRunner } from '../../src/storage/migrations/runner';
+import { workspaceMigrations } from '../../src/storage/migrations/workspace';
+import { StorageQueryError, type Storage } from '../../src/storage/storage';
+import { uniqueName } from '../helpers/engine-dir';
+
+/** A backend under test and how to let it go. */
+export interface Backend {
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+async function rejection(work: Promise<unknown>): Promise<unknown> {
+  try {
+    await work;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The same behaviour, whichever backend runs the SQL. */
+export function describeStorageContract(name: string, open: () => Promise<Backend>): void {
+  describe(`${name} storage`, () => {
+    let backend: Backend;
+    let storage: Storage;
+    const meta = uniqueName('contract_meta');
+    const ws = uniqueName('contract_ws');
+
+    beforeAll(async () => {
+      backend = await open();
+      storage = backend.storage;
+      const runner = new MigrationRunner(storage, meta, '', silentLogger);
+      await runner.bootstrap();
+      await runner.apply(ws, workspaceMigrations);
+    });
+    afterAll(() => backend.close());
+
+    const row = (uuid: string, userId: string) => ({
+      uuid,
+      type: 'track',
+      event: 'e',
+      userId,
+      anonymousId: '',
+      groupId: '',
+      instanceId: '',
+      properties: JSON.stringify({ n: 1 }),
+      traits: '',
+      context: '',
+      timestamp: '2024-01-01 00:00:00.000001',
+      parsedAt: '2024-01-01 00:00:00.000001',
+    });
+
+    test('inserts rows and reads them back with bound parameters on both lanes', async () => {
+      const uuid = crypto.randomUUID();
+      await storage.insert(ws, 'events', [row(uuid, "o'brien \"quoted\" \\ back")]);
+      for (const lane of ['read', 'write'] as const) {
+        const rows = await storage.query(
+          `SELECT uuid, userId, JSONExtract(properties, 'n', 'UInt64') AS n, timestamp FROM \`${ws}\`.events WHERE userId = {u:String}`,
+          { u: "o'brien \"quoted\" \\ back" },
+          lane,
+        );
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.uuid).toBe(uuid);
+        expect(Number(rows[0]!.n)).toBe(1);
+        expect(rows[0]!.timestamp).toBe('2024-01-01 00:00:00.000001');
+      }
+    });
+
+    test('an insert with one bad row stores none of its rows', async () => {
+      const good = crypto.randomUUID();
+      const err = await rejection(storage.insert(ws, 'events', [row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }]));
+      expect(err).toBeInstanceOf(StorageQueryError);
+      const rows = await storage.query(`SELECT count() AS c FROM \`${ws}\`.events WHERE userId = 'atomic'`);
+      expect(Number(rows[0]!.c)).toBe(0);
+    });
+
+    test('a failing statement is a StorageQueryError carrying the ClickHouse code', async () => {
+      const syntax = await rejection(storage.query('SELEC 1'));
+      expect(syntax).toBeInstanceOf(StorageQueryError);
+      expect((syntax as StorageQueryError).clickhouseCode).toBe(62);
+      const missing = await rejection(storage.query(`SELECT * FROM \`${ws}\`.nope`));
+      expect((missing as StorageQueryError).clickhouseCode).toBe(60);
+    });
+
+    test('migrations are recorded once and applying them again changes nothing', async () => {
+      const runner = new MigrationRunner(storage, meta, '', silentLogger);
+      await runner.apply(ws, workspaceMigrations);
+      const rows = await storage.query(
+        `SELECT version, count() AS c FROM \`${meta}\`.schema_migrations WHERE database = {db:String} GROUP BY version`,
+        { db: ws },
+      );
+      expect(rows.map((r) => [Number(r.version), Number(r.c)])).toEqual([[1, 1]]);
+    });
+
+    test('a migration changed after it was applied stops the start', async () => {
+      const runner = new MigrationRunner(storage, meta, '', silentLogger);
+      const edited: Migration[] = [{ ...workspaceMigrations[0]!, statements: (t) => [`SELECT 1 -- ${t.db}`] }];
+      const err = await rejection(runner.apply(ws, edited));
+      expect((err as Error).message).toContain('was changed after it was applied');
+    });
+  });
+}
