@@ -9,7 +9,7 @@ ENV NODE_ENV=production
 
 COPY package.json package-lock.json ./
 # Dev dependencies included: `bun` itself comes from npm and runs the service.
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+RUN npm install --no-audit --no-fund && npm cache clean --force
 
 COPY tsconfig.json bunfig.toml .env.defaults ./
 COPY src ./src
