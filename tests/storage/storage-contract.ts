@@ -5,20 +5,12 @@ import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { workspaceMigrations } from '../../src/storage/migrations/workspace';
 import { StorageQueryError, type Storage } from '../../src/storage/storage';
 import { uniqueName } from '../helpers/engine-dir';
+import { rejection } from '../helpers/rejection';
 
 /** A backend under test and how to let it go. */
 export interface Backend {
   storage: Storage;
   close(): Promise<void>;
-}
-
-async function rejection(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** The same behaviour, whichever backend runs the SQL. */
