@@ -1,7 +1,8 @@
 import { identifier, type Params, type Storage } from '../storage/storage';
 import { EVENT_COLUMNS, rowToEvent } from './event-rows';
-import { MAX_LIMIT, ORDER_FIELDS, type EventsPage, type ListEventsQuery, type OrderField } from './model';
+import { ORDER_FIELDS, type EventsPage, type ListEventsQuery, type OrderField } from './model';
 import { parseIsoDateTime, toEngineDateTime } from './timestamps';
+import { pageWindow } from '../http/pagination';
 import { invalidInput } from '../http/problem';
 
 const EQUALITY_FILTERS = ['event', 'uuid', 'userId', 'groupId', 'anonymousId', 'instanceId', 'type'] as const;
@@ -64,8 +65,7 @@ function whereClause(query: Record<string, string | undefined>): { where: string
 /** Runs a validated listing: one page of events and the exact count of all that match. */
 export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<EventsPage> {
   const { where, params } = whereClause(query as Record<string, string | undefined>);
-  const limit = Math.min(Number(query.limit ?? MAX_LIMIT), MAX_LIMIT);
-  const offset = Number(query.offset ?? 0);
+  const { limit, offset } = pageWindow(query);
   const field: OrderField = query.orderByField ?? 'timestamp';
   if (!ORDER_FIELDS.includes(field)) throw new Error(`unvalidated order field ${field}`);
   const direction = (query.orderByDirection ?? 'DESC').toUpperCase() === 'ASC' ? 'ASC' : 'DESC';

@@ -1,5 +1,6 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { Page, PageParams } from '../http/pagination';
 import { parseIsoDateTime } from './timestamps';
 
 FormatRegistry.Set('iso-date-time', (value) => parseIsoDateTime(value) !== undefined);
@@ -62,21 +63,12 @@ export const Event = t.Object({
 });
 export type Event = typeof Event.static;
 
-export const EventsPage = t.Object({
-  results: t.Array(Event),
-  limit: t.Number(),
-  offset: t.Number(),
-  total: t.Number(),
-});
+export const EventsPage = Page(Event);
 export type EventsPage = typeof EventsPage.static;
 
 /** Fields `orderByField` may name: the scalar columns. */
 export const ORDER_FIELDS = ['timestamp', 'parsedAt', 'uuid', 'type', 'event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
 export type OrderField = (typeof ORDER_FIELDS)[number];
-
-export const MAX_LIMIT = 1000;
-
-const Count = (what: string) => t.String({ pattern: '^[0-9]{1,15}$', error: `must be a whole number (${what})` });
 
 /**
  * `GET /events` parameters. Besides these, `properties.<key>`, `traits.<key>` and
@@ -93,8 +85,7 @@ export const ListEventsQuery = t.Object(
     type: t.Optional(EventType),
     startDate: t.Optional(IsoDateTime),
     endDate: t.Optional(IsoDateTime),
-    limit: t.Optional(Count(`at most ${MAX_LIMIT} are returned`)),
-    offset: t.Optional(Count('0 or more')),
+    ...PageParams,
     orderByField: t.Optional(t.Union(ORDER_FIELDS.map((f) => t.Literal(f)), { error: `must be one of ${ORDER_FIELDS.join(', ')}` })),
     orderByDirection: t.Optional(t.String({ pattern: '^(?:[Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', error: 'must be ASC or DESC' })),
   },
