@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
-import type { KeyKind, Principal, WorkspaceStore } from '../workspaces/workspace-store';
+import type { KeyKind } from '../workspaces/api-keys';
+import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import { decodeBody } from './json-body';
 import { forbidden, unauthorized } from './problem';
 
@@ -22,7 +23,7 @@ export function authenticate(store: WorkspaceStore, authorization: string | unde
   const principal = store.resolve(match[1]!);
   if (!principal) throw unauthorized('the key is not valid', 'invalid_token');
   if (!ALLOWED[scope].includes(principal.kind)) {
-    throw forbidden(`this route needs a ${scope === 'admin' ? 'admin' : 'private'} key; a ${principal.kind} key was sent`);
+    throw forbidden(`this route needs ${scope === 'admin' ? 'an admin' : 'a private'} key; ${principal.kind === 'public' ? 'a public' : 'a private'} key was sent`);
   }
   return principal;
 }

@@ -1,4 +1,5 @@
 import { Elysia, ValidationError } from 'elysia';
+import { ActorStoppedError, MailboxFullError } from '../actors/actor';
 import { IngestClosedError, IngestOverloadedError } from '../events/ingest-buffer';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
@@ -13,6 +14,13 @@ interface SchemaIssue {
 /** Seconds a shed client should wait before trying again. */
 const RETRY_AFTER_SECONDS = 1;
 
+/** TypeBox's messages about presence, in the wording of our other errors. */
+const PLAIN_WORDING: Record<string, string> = {
+  'Expected required property': 'is required',
+  'Unexpected property': 'is not a known field',
+  'Expected object': 'must be a JSON object',
+};
+
 /** One entry per failing field, with the schema's own wording when it has one. */
 function validationErrors(error: ValidationError): ProblemError[] {
   const seen = new Set<string>();
@@ -21,12 +29,7 @@ function validationErrors(error: ValidationError): ProblemError[] {
   for (const issue of error.all as SchemaIssue[]) {
     if (seen.has(issue.path)) continue;
     seen.add(issue.path);
-    const detail =
-      issue.message === 'Expected required property'
-        ? 'is required'
-        : typeof issue.schema?.error === 'string'
-          ? issue.schema.error
-          : issue.message;
+    const detail = PLAIN_WORDING[issue.message] ?? (typeof issue.schema?.error === 'string' ? issue.schema.error : issue.message);
     out.push(inQuery ? { parameter: issue.path.replace(/^\//, ''), detail } : { pointer: issue.path, detail });
   }
   return out;
@@ -43,6 +46,8 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
   if (code === 'PARSE') return invalidInput('the body could not be read', []);
   if (error instanceof IngestOverloadedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
   if (error instanceof IngestClosedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
+  if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);
+  if (error instanceof ActorStoppedError) return unavailable('the service is shutting down', RETRY_AFTER_SECONDS);
   if (error instanceof StorageUnavailableError) {
     log.warn('storage unavailable', { err: error });
     return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);

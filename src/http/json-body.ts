@@ -31,6 +31,8 @@ export function jsonBody(maxBytes: number) {
 /** Turns a RawBody into JSON: 415 for a content type other than JSON, 400 for malformed JSON. */
 export function decodeBody(body: unknown): unknown {
   if (!(body instanceof RawBody)) return body;
+  // No body at all (a DELETE, say): nothing to decode; a route that needs one says so in its schema.
+  if (body.text === '') return undefined;
   if (!JSON_TYPE.test(body.contentType)) {
     throw new HttpProblem(
       415,

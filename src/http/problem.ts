@@ -56,6 +56,8 @@ export const forbidden = (detail: string) => new HttpProblem(403, 'Forbidden', d
 
 export const notFound = (detail: string) => new HttpProblem(404, 'Not Found', detail);
 
+export const conflict = (detail: string) => new HttpProblem(409, 'Conflict', detail);
+
 export const payloadTooLarge = (detail: string, errors?: ProblemError[]) =>
   new HttpProblem(413, 'Payload Too Large', detail, errors ? { errors } : {});
 
