@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { IDENTIFIER_PATTERN } from './storage/storage';
 
 /** A setting's raw text turned into its typed value, or an error message. */
 type Parser<T> = (raw: string) => T;
@@ -30,7 +31,7 @@ const keyList: Parser<string[]> = (raw) => {
 };
 
 const identifierText: Parser<string> = (raw) => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`must be a database identifier ([A-Za-z_][A-Za-z0-9_]*), got ${JSON.stringify(raw)}`);
+  if (!new RegExp(IDENTIFIER_PATTERN).test(raw)) throw new ConfigError(`must be a database identifier ([A-Za-z_][A-Za-z0-9_]*), got ${JSON.stringify(raw)}`);
   return raw;
 };
 
@@ -72,6 +73,7 @@ const SPEC = {
   clickhouseRequestTimeoutMs: ['CLICKHOUSE_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)],
   metaDatabase: ['META_DATABASE', identifierText],
   defaultWorkspaceDatabase: ['DEFAULT_WORKSPACE_DATABASE', identifierText],
+  workspaceRefreshMs: ['WORKSPACE_REFRESH_MS', int(100, 3_600_000)],
   maxBodyBytes: ['MAX_BODY_BYTES', int(1024, 512 * 1024 * 1024)],
   maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
   maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],

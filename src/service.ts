@@ -12,6 +12,7 @@ export interface Service {
   readonly port: number;
   readonly storage: Storage;
   readonly buffer: IngestBuffer;
+  readonly store: WorkspaceStore;
   /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
   stop(): Promise<void>;
 }
@@ -22,7 +23,7 @@ const TRANSPORT_BODY_SLACK = 2;
 /** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
 export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config)): Promise<Service> {
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
-  const store = new WorkspaceStore(storage, migrations, config, log);
+  const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
   const buffer = new IngestBuffer(
     storage,
@@ -51,8 +52,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await server.stop(true);
     }
     await buffer.close();
+    await store.stop();
     await storage.close();
     log.info('stopped');
   };
-  return { url, port: server.port!, storage, buffer, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port!, storage, buffer, store, stop: () => (stopping ??= stop()) };
 }

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { eventRoutes, type EventRoutesDeps } from '../events/routes';
 import type { Logger } from '../log';
 import { statusRoutes } from '../status/routes';
+import { workspaceRoutes } from '../workspaces/routes';
 import { errorMapper } from './error-mapper';
 import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
@@ -19,5 +20,6 @@ export function createApp(deps: AppDeps) {
     .use(errorMapper(deps.log))
     .use(jsonBody(deps.maxBodyBytes))
     .use(statusRoutes(deps.storage.mode))
-    .use(eventRoutes(deps));
+    .use(eventRoutes(deps))
+    .use(workspaceRoutes(deps.store));
 }

@@ -37,15 +37,12 @@ export class StorageQueryError extends Error {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-/** True when `name` is safe to use as a database or table name without quoting tricks. */
-export function isIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
-}
+/** A database or table name that is safe to use without quoting tricks (and needs no quoting). */
+export const IDENTIFIER_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
+const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN);
 
 /** Returns `name` back-quoted, or throws when it is not a strict identifier. */
 export function identifier(name: string): string {
-  if (!isIdentifier(name)) throw new Error(`not a valid identifier: ${JSON.stringify(name)}`);
+  if (!IDENTIFIER.test(name)) throw new Error(`not a valid identifier: ${JSON.stringify(name)}`);
   return '`' + name + '`';
 }

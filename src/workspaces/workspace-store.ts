@@ -1,14 +1,15 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { engineToIso, nowMicros, toEngineDateTime } from '../events/timestamps';
+import { Actor } from '../actors/actor';
+import { nowMicros, toIsoString } from '../events/timestamps';
+import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
 import { metaMigrations } from '../storage/migrations/meta';
 import type { MigrationRunner } from '../storage/migrations/runner';
 import { workspaceMigrations } from '../storage/migrations/workspace';
-import { identifier, type Row, type Storage } from '../storage/storage';
-import type { Workspace } from './model';
-
-/** What a key may do: public sends events; private reads its workspace; admin also manages workspaces. */
-export type KeyKind = 'public' | 'private' | 'admin';
+import type { Storage } from '../storage/storage';
+import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
+import { databaseNameFor, withRandomSuffix } from './database-names';
+import type { CreatedWorkspace, Workspace, WorkspaceInput } from './model';
+import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
 /** The caller behind a key. */
 export interface Principal {
@@ -22,109 +23,277 @@ export interface WorkspaceStoreOptions {
   /** The default workspace's keys from the environment; the private ones are admin keys. */
   publicApiKeys: readonly string[];
   privateApiKeys: readonly string[];
+  /** How often workspaces and keys are re-read, to see changes made by other processes. */
+  refreshMs: number;
 }
 
-interface KeyEntry {
-  hash: Buffer;
-  workspaceId: string;
-  kind: KeyKind;
-}
+/** Changes waiting for the store, at most; beyond it callers get 503. */
+const MAILBOX_CAPACITY = 1000;
+/** Tries at a free derived database name before giving up. */
+const NAME_ATTEMPTS = 5;
 
-function sha256(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
-}
-
-function toWorkspace(row: Row): Workspace {
-  const properties = String(row.properties);
-  return {
-    workspaceId: String(row.workspaceId),
-    name: String(row.name),
-    isDefault: Boolean(row.isDefault),
-    databaseName: String(row.databaseName),
-    createdAt: engineToIso(String(row.createdAt)),
-    ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
-  };
-}
+type Work = () => Promise<unknown>;
 
 /**
- * Owns workspace and key metadata: stored in the metadata database, served from memory. Keys
- * are held as SHA-256 hashes and looked up by hash, then compared in constant time.
+ * The workspace store actor. It owns workspace and key metadata: stored in the metadata database
+ * (shared by every process on the same ClickHouse), served from memory. Changes and reloads run
+ * one at a time through its mailbox, so a check such as "this name is free" and the write that
+ * relies on it are never interleaved with another change in this process, and a reload never
+ * overwrites a change it did not see. Other processes' changes arrive with the periodic reload.
  */
 export class WorkspaceStore {
-  private readonly workspaces = new Map<string, Workspace>();
-  private readonly keys = new Map<string, KeyEntry>();
-  private readonly meta: string;
+  private workspaces = new Map<string, WorkspaceVersion>();
+  private keys = new KeyRing();
+  private defaultId: string | undefined;
+  private lastVersion = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly mailbox = new Actor<Work, unknown>((work) => work(), MAILBOX_CAPACITY);
+  private readonly records: WorkspaceRecords;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly migrations: MigrationRunner,
     private readonly options: WorkspaceStoreOptions,
     private readonly log: Logger,
   ) {
-    this.meta = identifier(options.metaDatabase);
+    this.records = new WorkspaceRecords(storage, options.metaDatabase);
   }
 
   /** Migrates the metadata database and every workspace database; creates the default workspace. */
   async start(): Promise<void> {
     await this.migrations.bootstrap();
     await this.migrations.apply(this.options.metaDatabase, metaMigrations);
-    await this.load();
-    if (![...this.workspaces.values()].some((w) => w.isDefault)) await this.createDefault();
-    for (const w of this.workspaces.values()) await this.migrations.apply(w.databaseName, workspaceMigrations);
-    const fallback = this.defaultWorkspace;
-    for (const key of this.options.publicApiKeys) this.addKey(key, fallback.workspaceId, 'public');
-    for (const key of this.options.privateApiKeys) this.addKey(key, fallback.workspaceId, 'admin');
+    await this.reload();
+    if (!this.defaultId) await this.createDefault();
+    for (const { workspace } of this.workspaces.values()) await this.migrations.apply(workspace.databaseName, workspaceMigrations);
+    await this.dropOrphans();
+    this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.mailbox.stop();
   }
 
   get defaultWorkspace(): Workspace {
-    for (const w of this.workspaces.values()) if (w.isDefault) return w;
-    throw new Error('no default workspace (start() has not run)');
+    const entry = this.defaultId && this.workspaces.get(this.defaultId);
+    if (!entry) throw new Error('no default workspace (start() has not run)');
+    return entry.workspace;
   }
 
-  /** The caller behind `key`, or undefined for an unknown key. */
+  /** The caller behind `key`, or undefined for an unknown or revoked key. */
   resolve(key: string): Principal | undefined {
-    const hash = sha256(key);
-    const entry = this.keys.get(hash.toString('hex'));
-    if (!entry || !timingSafeEqual(entry.hash, hash)) return undefined;
-    const workspace = this.workspaces.get(entry.workspaceId);
-    return workspace && { workspace, kind: entry.kind };
+    const grant = this.keys.find(key);
+    if (!grant) return undefined;
+    const workspace = grant.workspaceId === null ? this.defaultWorkspace : this.workspaces.get(grant.workspaceId)?.workspace;
+    return workspace && { workspace, kind: grant.kind };
   }
 
-  private addKey(key: string, workspaceId: string, kind: KeyKind): void {
-    const hash = sha256(key);
-    this.keys.set(hash.toString('hex'), { hash, workspaceId, kind });
+  /** Every workspace, oldest first. */
+  list(): Workspace[] {
+    return [...this.workspaces.values()]
+      .map((v) => v.workspace)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.workspaceId.localeCompare(b.workspaceId));
   }
 
-  private async load(): Promise<void> {
-    const rows = await this.storage.query(`SELECT * FROM ${this.meta}.workspaces FINAL`, {}, 'write');
-    this.workspaces.clear();
-    for (const row of rows) {
-      const w = toWorkspace(row);
-      this.workspaces.set(w.workspaceId, w);
+  get(workspaceId: string): Workspace {
+    const entry = this.workspaces.get(workspaceId);
+    if (!entry) throw notFound(`no workspace ${workspaceId}`);
+    return entry.workspace;
+  }
+
+  /** Re-reads workspaces and keys, and drops databases that deleted workspaces left behind. */
+  refresh(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.reload();
+      await this.dropOrphans();
+    });
+  }
+
+  /** Creates the workspace, its keys and its database; the keys are returned this once. */
+  create(input: WorkspaceInput): Promise<CreatedWorkspace> {
+    return this.exclusive(async () => {
+      await this.reload();
+      const name = input.name.trim();
+      this.checkNameFree(name);
+      const databaseName = input.databaseName ?? (await this.freeDerivedName(name));
+      if (input.databaseName !== undefined) await this.checkDatabaseFree(databaseName);
+      const version = this.nextVersion();
+      const workspace: Workspace = {
+        workspaceId: crypto.randomUUID(),
+        name,
+        isDefault: input.isDefault ?? false,
+        databaseName,
+        createdAt: toIsoString(BigInt(version)),
+        ...(input.properties ? { properties: input.properties } : {}),
+      };
+      const publicApiKey = generateKey('public');
+      const privateApiKey = generateKey('private');
+      const keys: KeyRecord[] = [
+        { keyHash: hashKey(publicApiKey).toString('hex'), workspaceId: workspace.workspaceId, kind: 'public' },
+        { keyHash: hashKey(privateApiKey).toString('hex'), workspaceId: workspace.workspaceId, kind: 'private' },
+      ];
+      const written = this.withDefaultMoved({ workspace, version });
+      // The rows go first, so that a database only ever exists for a recorded workspace: if the
+      // process stops before the database is made, the next start makes it.
+      await this.records.writeKeys(keys, version);
+      await this.records.writeWorkspaces(written);
+      try {
+        await this.migrations.apply(databaseName, workspaceMigrations);
+      } catch (err) {
+        await this.records.writeWorkspaces([{ workspace, version: this.nextVersion() }], true).catch(() => {});
+        throw err;
+      }
+      this.remember(written);
+      for (const k of keys) this.keys.add(Buffer.from(k.keyHash, 'hex'), { workspaceId: workspace.workspaceId, kind: k.kind });
+      this.log.info('workspace created', { workspaceId: workspace.workspaceId, databaseName });
+      return { ...workspace, publicApiKey, privateApiKey };
+    });
+  }
+
+  /**
+   * Replaces name, properties and isDefault. `databaseName` cannot change. The default workspace
+   * stays the default until another one is made the default, so `isDefault: false` on it is
+   * refused; an absent `isDefault` keeps the current value.
+   */
+  update(workspaceId: string, input: WorkspaceInput): Promise<Workspace> {
+    return this.exclusive(async () => {
+      await this.reload();
+      const current = this.get(workspaceId);
+      if (input.databaseName !== undefined && input.databaseName !== current.databaseName) {
+        throw invalidInput('the database of a workspace cannot change', [
+          { pointer: '/databaseName', detail: `is ${current.databaseName} and cannot change` },
+        ]);
+      }
+      if (current.isDefault && input.isDefault === false) {
+        throw conflict('this is the default workspace; make another workspace the default instead');
+      }
+      const name = input.name.trim();
+      this.checkNameFree(name, workspaceId);
+      const { properties: _old, ...rest } = current;
+      const workspace: Workspace = {
+        ...rest,
+        name,
+        isDefault: input.isDefault ?? current.isDefault,
+        ...(input.properties ? { properties: input.properties } : {}),
+      };
+      const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
+      await this.records.writeWorkspaces(written);
+      this.remember(written);
+      return workspace;
+    });
+  }
+
+  /** Revokes the workspace's keys at once, then drops its database. The default cannot go. */
+  remove(workspaceId: string): Promise<Workspace> {
+    return this.exclusive(async () => {
+      await this.reload();
+      const workspace = this.get(workspaceId);
+      if (workspace.isDefault) throw conflict('the default workspace cannot be deleted; make another workspace the default first');
+      const version = this.nextVersion();
+      const keys = this.keys.recordsOf(workspaceId);
+      // The workspace's tombstone alone revokes its keys everywhere (a key needs a live
+      // workspace); the keys' own tombstones only tidy the table.
+      await this.records.writeWorkspaces([{ workspace, version }], true);
+      this.workspaces.delete(workspaceId);
+      for (const k of keys) this.keys.delete(k.keyHash);
+      await this.records
+        .writeKeys(keys, version, true)
+        .catch((err) => this.log.warn('revoked keys not marked deleted; they stay unusable', { workspaceId, err }));
+      await this.migrations
+        .dropDatabase(workspace.databaseName)
+        .catch((err) => this.log.warn('database not dropped yet; the next refresh retries', { databaseName: workspace.databaseName, err }));
+      this.log.info('workspace deleted', { workspaceId, databaseName: workspace.databaseName });
+      return workspace;
+    });
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.mailbox.ask(work) as Promise<T>;
+  }
+
+  /** Replaces the in-memory state with what the metadata database holds. */
+  private async reload(): Promise<void> {
+    const [versions, keys] = await Promise.all([this.records.workspaces(), this.records.keys()]);
+    const ring = new KeyRing();
+    for (const key of this.options.publicApiKeys) ring.add(hashKey(key), { workspaceId: null, kind: 'public' });
+    for (const key of this.options.privateApiKeys) ring.add(hashKey(key), { workspaceId: null, kind: 'admin' });
+    for (const k of keys) ring.add(Buffer.from(k.keyHash, 'hex'), { workspaceId: k.workspaceId, kind: k.kind });
+    this.workspaces = new Map();
+    this.remember(versions);
+    this.keys = ring;
+  }
+
+  /** Takes workspace versions into memory and works out which workspace is the default. */
+  private remember(versions: readonly WorkspaceVersion[]): void {
+    for (const v of versions) {
+      this.workspaces.set(v.workspace.workspaceId, v);
+      this.lastVersion = Math.max(this.lastVersion, v.version);
+    }
+    // Two processes may move the default at the same moment; the latest change wins.
+    let best: WorkspaceVersion | undefined;
+    for (const v of this.workspaces.values()) if (v.workspace.isDefault && (!best || v.version > best.version)) best = v;
+    this.defaultId = best?.workspace.workspaceId;
+  }
+
+  /** `change`, and when it makes its workspace the default, the previous default demoted. */
+  private withDefaultMoved(change: WorkspaceVersion): WorkspaceVersion[] {
+    const previous = this.defaultId && this.workspaces.get(this.defaultId);
+    if (!change.workspace.isDefault || !previous || previous.workspace.workspaceId === change.workspace.workspaceId) return [change];
+    return [change, { workspace: { ...previous.workspace, isDefault: false }, version: change.version }];
+  }
+
+  /** Row versions in microseconds, strictly increasing in this process. */
+  private nextVersion(): number {
+    this.lastVersion = Math.max(this.lastVersion + 1, Number(nowMicros()));
+    return this.lastVersion;
+  }
+
+  private checkNameFree(name: string, exceptId?: string): void {
+    for (const { workspace } of this.workspaces.values()) {
+      if (workspace.name === name && workspace.workspaceId !== exceptId) throw conflict(`a workspace named ${JSON.stringify(name)} already exists`);
+    }
+  }
+
+  private async checkDatabaseFree(databaseName: string): Promise<void> {
+    for (const { workspace } of this.workspaces.values()) {
+      if (workspace.databaseName === databaseName) throw conflict(`database ${databaseName} belongs to workspace ${workspace.workspaceId}`);
+    }
+    if (await this.records.databaseExists(databaseName)) {
+      throw conflict(`database ${databaseName} already exists in ClickHouse; choose another databaseName`);
+    }
+  }
+
+  /** The database name derived from `name`, with a random suffix when that one is taken. */
+  private async freeDerivedName(name: string): Promise<string> {
+    const base = databaseNameFor(name);
+    for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+      const candidate = attempt === 0 ? base : withRandomSuffix(base);
+      const used = [...this.workspaces.values()].some((v) => v.workspace.databaseName === candidate);
+      if (!used && !(await this.records.databaseExists(candidate))) return candidate;
+    }
+    throw conflict(`no free database name derived from ${JSON.stringify(name)}; give a databaseName`);
+  }
+
+  private async dropOrphans(): Promise<void> {
+    for (const databaseName of await this.records.orphanedDatabases()) {
+      await this.migrations.dropDatabase(databaseName);
+      this.log.info('dropped the database of a deleted workspace', { databaseName });
     }
   }
 
   private async createDefault(): Promise<void> {
-    const now = nowMicros();
+    const version = this.nextVersion();
     const workspace: Workspace = {
       workspaceId: crypto.randomUUID(),
       name: 'Default',
       isDefault: true,
       databaseName: this.options.defaultWorkspaceDatabase,
-      createdAt: engineToIso(toEngineDateTime(now)),
+      createdAt: toIsoString(BigInt(version)),
     };
-    await this.storage.command(
-      `INSERT INTO ${this.meta}.workspaces (workspaceId, name, databaseName, isDefault, properties, createdAt, version, isDeleted)
-       VALUES ({workspaceId:String}, {name:String}, {databaseName:String}, true, '', {createdAt:DateTime64(6, 'UTC')}, {version:UInt64}, 0)`,
-      {
-        workspaceId: workspace.workspaceId,
-        name: workspace.name,
-        databaseName: workspace.databaseName,
-        createdAt: toEngineDateTime(now),
-        version: Number(now),
-      },
-    );
-    this.workspaces.set(workspace.workspaceId, workspace);
+    await this.records.writeWorkspaces([{ workspace, version }]);
+    this.remember([{ workspace, version }]);
     this.log.info('default workspace created', { workspaceId: workspace.workspaceId, databaseName: workspace.databaseName });
   }
 }

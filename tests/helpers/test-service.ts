@@ -9,6 +9,8 @@ export const PROJECT_ROOT = join(import.meta.dir, '..', '..');
 
 export interface TestService extends Service {
   config: Config;
+  /** The settings this service was started with beyond .env.defaults. */
+  settings: Record<string, string>;
   publicKey: string;
   privateKey: string;
   /** `fetch` against the service with an optional bearer key and JSON body. */
@@ -17,12 +19,13 @@ export interface TestService extends Service {
 
 /**
  * The real service on a free port over the shared engine directory, with its own metadata and
- * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`.
+ * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`; a
+ * second service given the first one's `settings` shares its workspaces, as a restart would.
  */
 export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage): Promise<TestService> {
-  const publicKey = `pk_${uniqueName('test')}`;
-  const privateKey = `sk_${uniqueName('test')}`;
-  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), {
+  const publicKey = overrides.PUBLIC_API_KEYS ?? `pk_${uniqueName('test')}`;
+  const privateKey = overrides.PRIVATE_API_KEYS ?? `sk_${uniqueName('test')}`;
+  const settings = {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: ENGINE_DIR,
@@ -31,7 +34,8 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     PUBLIC_API_KEYS: publicKey,
     PRIVATE_API_KEYS: privateKey,
     ...overrides,
-  });
+  };
+  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
   const service = await startService(config, silentLogger, storage);
   const request: TestService['request'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -43,18 +47,37 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     }
     return fetch(service.url + path, { method, headers, body });
   };
-  return Object.assign(service, { config, publicKey, privateKey, request });
+  return Object.assign(service, { config, settings, publicKey, privateKey, request });
 }
 
-/** POSTs events with the public key and returns the parsed 201 body (fails the test otherwise). */
-export async function sendEvents(svc: TestService, events: unknown[]): Promise<{ results: Array<Record<string, unknown>> }> {
-  const res = await svc.request('POST', '/events', { key: svc.publicKey, body: { events } });
+/** POSTs events (with the public key unless told) and returns the parsed 201 body (fails the test otherwise). */
+export async function sendEvents(svc: TestService, events: unknown[], key = svc.publicKey): Promise<{ results: Array<Record<string, unknown>> }> {
+  const res = await svc.request('POST', '/events', { key, body: { events } });
   if (res.status !== 201) throw new Error(`POST /events answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as { results: Array<Record<string, unknown>> };
 }
 
-/** GET /events with the private key and a query string; returns status and body. */
-export async function listEvents(svc: TestService, query = ''): Promise<{ status: number; body: any }> {
-  const res = await svc.request('GET', `/events${query ? `?${query}` : ''}`, { key: svc.privateKey });
+/** GET /events (with the private key unless told) and a query string; returns status and body. */
+export async function listEvents(svc: TestService, query = '', key = svc.privateKey): Promise<{ status: number; body: any }> {
+  const res = await svc.request('GET', `/events${query ? `?${query}` : ''}`, { key });
   return { status: res.status, body: await res.json() };
+}
+
+/** A workspace as POST /workspaces answers it, keys included. */
+export interface CreatedWorkspace {
+  workspaceId: string;
+  name: string;
+  databaseName: string;
+  isDefault: boolean;
+  createdAt: string;
+  properties?: Record<string, unknown>;
+  publicApiKey: string;
+  privateApiKey: string;
+}
+
+/** POST /workspaces with the admin key; fails the test unless it answers 200. */
+export async function createWorkspace(svc: TestService, input: Record<string, unknown>): Promise<CreatedWorkspace> {
+  const res = await svc.request('POST', '/workspaces', { key: svc.privateKey, body: input });
+  if (res.status !== 200) throw new Error(`POST /workspaces answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as CreatedWorkspace;
 }

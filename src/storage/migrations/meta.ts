@@ -1,6 +1,6 @@
 import type { Migration } from './runner';
 
-/** The metadata database: workspaces (and later keys, webhooks), shared by every API process. */
+/** The metadata database: workspaces, their keys (and later webhooks), shared by every API process. */
 export const metaMigrations: Migration[] = [
   {
     version: 1,
@@ -18,6 +18,22 @@ export const metaMigrations: Migration[] = [
         version UInt64,
         isDeleted UInt8
       ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY workspaceId`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'api_keys',
+    // Only the SHA-256 of a key is stored; a key is looked up by its hash. Revoking a key is a
+    // newer version of its row with isDeleted = 1, as for workspaces.
+    statements: ({ db, onCluster }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.api_keys ${onCluster} (
+        keyHash String,
+        workspaceId String,
+        kind LowCardinality(String),
+        createdAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY keyHash`,
     ],
   },
 ];

@@ -82,4 +82,14 @@ export class MigrationRunner {
       this.log.info('migration applied', { database, version: migration.version, name: migration.name });
     }
   }
+
+  /**
+   * Drops a database and forgets its migrations, so a new database of the same name is migrated
+   * from the start. The ledger goes first: if the drop then fails, the leftover database still
+   * exists and keeps its name taken until it is dropped, so its old tables are never adopted.
+   */
+  async dropDatabase(database: string): Promise<void> {
+    await this.storage.command(`DELETE FROM ${this.meta}.schema_migrations ${this.onCluster} WHERE database = {database:String}`, { database });
+    await this.storage.command(`DROP DATABASE IF EXISTS ${identifier(database)} ${this.onCluster} SYNC`);
+  }
 }

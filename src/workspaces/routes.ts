@@ -1,0 +1,45 @@
+import { Elysia } from 'elysia';
+import { auth } from '../http/auth';
+import { pageOf } from '../http/pagination';
+import { CreatedWorkspace, ListWorkspacesQuery, Workspace, WorkspaceIdParams, WorkspaceInput, WorkspacesPage } from './model';
+import type { WorkspaceStore } from './workspace-store';
+
+/** `/workspaces`: managed with an admin key only. */
+export function workspaceRoutes(store: WorkspaceStore) {
+  return new Elysia({ name: 'workspaces', normalize: false })
+    .use(auth(store))
+    .get('/workspaces', ({ query }) => pageOf(store.list(), query), {
+      scope: 'admin',
+      query: ListWorkspacesQuery,
+      response: { 200: WorkspacesPage },
+      detail: { summary: 'List workspaces', description: 'Oldest first.' },
+    })
+    .post('/workspaces', ({ body }) => store.create(body), {
+      scope: 'admin',
+      body: WorkspaceInput,
+      response: { 200: CreatedWorkspace },
+      detail: {
+        summary: 'Create a workspace',
+        description: 'Creates its database and events table, and a public and a private key, returned this once.',
+      },
+    })
+    .get('/workspaces/:workspaceId', ({ params }) => store.get(params.workspaceId), {
+      scope: 'admin',
+      params: WorkspaceIdParams,
+      response: { 200: Workspace },
+      detail: { summary: 'Get a workspace' },
+    })
+    .put('/workspaces/:workspaceId', ({ params, body }) => store.update(params.workspaceId, body), {
+      scope: 'admin',
+      params: WorkspaceIdParams,
+      body: WorkspaceInput,
+      response: { 200: Workspace },
+      detail: { summary: 'Replace a workspace', description: 'Replaces name, isDefault and properties; databaseName cannot change.' },
+    })
+    .delete('/workspaces/:workspaceId', ({ params }) => store.remove(params.workspaceId), {
+      scope: 'admin',
+      params: WorkspaceIdParams,
+      response: { 200: Workspace },
+      detail: { summary: 'Delete a workspace', description: 'Revokes its keys at once and drops its database. Answers the deleted workspace.' },
+    });
+}
