@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ServerStorage } from '../../src/storage/server';
 import { ENGINE_DIR } from '../helpers/engine-dir';
-import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { uniqueName } from '../helpers/engine-dir';
+import { createWorkspace, listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { startClickHouseFixture, type ClickHouseFixture } from '../fixtures/clickhouse-http-fixture';
 
 let fixture: ClickHouseFixture;
@@ -44,5 +45,15 @@ describe('the service on the server backend', () => {
     expect((await listEvents(svc, 'event=while-down')).body.total).toBe(0);
     await sendEvents(svc, [{ type: 'track', event: 'after-recovery' }]);
     expect((await listEvents(svc, 'event=after-recovery')).body.total).toBe(1);
+  });
+
+  test('creates a workspace, stores its events, and deletes it with its database', async () => {
+    const created = await createWorkspace(svc, { name: uniqueName('OnServer') });
+    await sendEvents(svc, [{ type: 'track', event: 'server-workspace' }], created.publicApiKey);
+    expect((await listEvents(svc, 'event=server-workspace', created.privateApiKey)).body.total).toBe(1);
+    expect((await svc.request('DELETE', `/workspaces/${created.workspaceId}`, { key: svc.privateKey })).status).toBe(200);
+    expect((await listEvents(svc, '', created.privateApiKey)).status).toBe(401);
+    const rows = await svc.storage.query('SELECT 1 FROM system.databases WHERE name = {name:String}', { name: created.databaseName });
+    expect(rows).toEqual([]);
   });
 });
