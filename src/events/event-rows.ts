@@ -1,3 +1,4 @@
+import { parseJsonLossless } from '../lossless-json';
 import type { Row } from '../storage/storage';
 import type { Event, EventDTO } from './model';
 import { engineToIso, toEngineDateTime, toIsoString, type Micros, parseIsoDateTime } from './timestamps';
@@ -41,7 +42,7 @@ export function acceptEvent(dto: EventDTO, parsedAt: Micros): AcceptedEvent {
 export function rowToEvent(row: Row): Event {
   const event: Record<string, unknown> = { uuid: row.uuid, type: row.type };
   for (const f of TEXT_FIELDS) if (row[f] !== '') event[f] = row[f];
-  for (const f of OBJECT_FIELDS) if (row[f] !== '') event[f] = JSON.parse(String(row[f]));
+  for (const f of OBJECT_FIELDS) if (row[f] !== '') event[f] = parseJsonLossless(String(row[f]));
   event.timestamp = engineToIso(String(row.timestamp));
   event.parsedAt = engineToIso(String(row.parsedAt));
   return event as Event;

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { parseJsonLossless } from '../lossless-json';
 import { HttpProblem, invalidInput, payloadTooLarge } from './problem';
 
 /** A request body read but not yet decoded: decoding waits until the caller is authenticated. */
@@ -41,7 +42,7 @@ export function decodeBody(body: unknown): unknown {
     );
   }
   try {
-    return JSON.parse(body.text);
+    return parseJsonLossless(body.text);
   } catch (err) {
     throw invalidInput(`the body is not valid JSON: ${(err as Error).message}`, [{ pointer: '', detail: 'malformed JSON' }]);
   }
