@@ -1,11 +1,15 @@
 import { Session } from 'chdb';
 import {
   identifier,
+  identifierName,
+  sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
   type Lane,
   type Params,
   type Row,
+  type Sandbox,
+  type SandboxLimits,
   type Storage,
 } from './storage';
 
@@ -19,10 +23,48 @@ function mapError(err: unknown): Error {
   return new StorageQueryError(message, e?.clickhouseCode);
 }
 
+/**
+ * Runs a statement on a session. chdb runs every parameterized query of the process one after
+ * another (libchdb's parameter state is not isolated per connection), so a statement without
+ * parameters goes the unchained way: a long read must not hold up other sessions' statements.
+ */
+async function execute(session: Session, sql: string, params: Params, format: string): Promise<string> {
+  const result = Object.keys(params).length > 0 ? await session.queryBindAsync(sql, params, { format }) : await session.queryAsync(sql, { format });
+  return result.text();
+}
+
 export function parseJSONEachRow(text: string): Row[] {
   const rows: Row[] = [];
   for (const line of text.split('\n')) if (line) rows.push(JSON.parse(line) as Row);
   return rows;
+}
+
+/** A chDB session whose settings were fixed when it was opened, used one statement at a time. */
+class SandboxSession {
+  private currentDatabase = '';
+  private readonly session: Session;
+
+  constructor(dataDir: string, settings: Record<string, string>) {
+    this.session = new Session(dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
+  }
+
+  async run(database: string, sql: string, params: Params = {}): Promise<string> {
+    try {
+      // chDB has no per-query database; USE is safe here because the caller runs one statement
+      // at a time on this session.
+      if (database !== this.currentDatabase) {
+        await this.session.queryAsync(`USE ${identifier(database)}`);
+        this.currentDatabase = database;
+      }
+      return await execute(this.session, sql, params, 'JSONEachRow');
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  close(): void {
+    this.session.close();
+  }
 }
 
 /** A session and the number of statements it has in flight, to pick the least busy reader. */
@@ -41,7 +83,10 @@ export class EmbeddedStorage implements Storage {
   private readonly readers: Lease[];
   private closed = false;
 
-  constructor(dataDir: string, readSessions: number) {
+  constructor(
+    private readonly dataDir: string,
+    readSessions: number,
+  ) {
     this.writer = { session: new Session(dataDir), busy: 0 };
     this.readers = Array.from({ length: readSessions }, () => ({ session: new Session(dataDir), busy: 0 }));
   }
@@ -65,27 +110,36 @@ export class EmbeddedStorage implements Storage {
   }
 
   query(sql: string, params: Params = {}, lane: Lane = 'read'): Promise<Row[]> {
-    return this.run(lane, async (s) =>
-      parseJSONEachRow((await s.queryBindAsync(sql, params, { format: 'JSONEachRow' })).text()),
-    );
+    return this.run(lane, async (s) => parseJSONEachRow(await execute(s, sql, params, 'JSONEachRow')));
   }
 
   command(sql: string, params: Params = {}): Promise<void> {
     return this.run('write', async (s) => {
-      await s.queryBindAsync(sql, params, { format: 'Null' });
+      await execute(s, sql, params, 'Null');
     });
   }
 
   insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
-    // chDB validates the target itself and takes it unquoted; identifier() still guards it first.
-    identifier(database);
-    identifier(table);
-    const target = `${database}.${table}`;
+    // chDB validates the target itself and takes it unquoted; identifierName() still guards it first.
+    const target = `${identifierName(database)}.${identifierName(table)}`;
     let body = '';
     for (const row of rows) body += JSON.stringify(row) + '\n';
     return this.run('write', async (s) => {
       await s.insert({ table: target, format: 'JSONEachRow', values: Buffer.from(body) });
     });
+  }
+
+  openSandbox(limits: SandboxLimits): Sandbox {
+    const inspect = new SandboxSession(this.dataDir, sandboxSettings(limits, 'inspect'));
+    const run = new SandboxSession(this.dataDir, sandboxSettings(limits, 'run'));
+    return {
+      inspect: (database, sql, params) => inspect.run(database, sql, params),
+      run: (database, sql) => run.run(database, sql),
+      close: async () => {
+        inspect.close();
+        run.close();
+      },
+    };
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,14 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import {
   identifier,
+  identifierName,
+  sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
   type Params,
   type Row,
+  type Sandbox,
+  type SandboxLimits,
   type Storage,
 } from './storage';
 
@@ -66,6 +70,39 @@ export class ServerStorage implements Storage {
         values: rows as Row[],
         format: 'JSONEachRow',
       });
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  openSandbox(limits: SandboxLimits): Sandbox {
+    const inspect = sandboxSettings(limits, 'inspect');
+    const run = sandboxSettings(limits, 'run');
+    return {
+      inspect: (database, sql, params) => this.queryIn(database, sql, params ?? {}, inspect),
+      run: (database, sql) => this.queryIn(database, sql, {}, run),
+      close: async () => {},
+    };
+  }
+
+  /**
+   * One statement with `database` as the current database and query-level settings. Sent with
+   * exec, as written: query() would append a FORMAT clause, which in `EXPLAIN AST SELECT ...`
+   * attaches to the explained SELECT instead. The output format is a setting instead.
+   */
+  private async queryIn(database: string, sql: string, params: Params, settings: Record<string, string>): Promise<string> {
+    try {
+      const { stream } = await this.client.exec({
+        query: sql,
+        query_params: params,
+        // Before readonly, which fixes every setting after it.
+        clickhouse_settings: { default_format: 'JSONEachRow', ...settings },
+        // The client has no per-query database; the HTTP interface takes it as a header.
+        http_headers: { 'X-ClickHouse-Database': identifierName(database) },
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       throw mapError(err);
     }

@@ -13,6 +13,46 @@ export type Params = Record<string, string | number | boolean | null | readonly 
  */
 export type Lane = 'write' | 'read';
 
+/** The limits every statement of user SQL runs under. */
+export interface SandboxLimits {
+  timeoutMs: number;
+  maxResultRows: number;
+  maxResultBytes: number;
+  maxMemoryBytes: number;
+}
+
+/**
+ * Connections for untrusted SQL: read-only, within the limits, one statement at a time. Not a
+ * security boundary by itself (readonly still reads every database, and some functions read
+ * files); the query guard decides what may run. `inspect` is for the guard's own reads of a
+ * statement (its parse, its EXPLAIN), `run` for the statement itself.
+ */
+export interface Sandbox {
+  /** Readonly, time and memory limits, no result limits. Rows as JSONEachRow text. */
+  inspect(database: string, sql: string, params?: Params): Promise<string>;
+  /** Every limit, result size included, with `database` as the current database. */
+  run(database: string, sql: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The ClickHouse settings of a sandbox, for `inspect` (no result limits) or `run`. `readonly = 1`
+ * comes last: once it applies, no other setting can change, neither by us nor by the statement
+ * (a SETTINGS clause then fails with code 164).
+ */
+export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run'): Record<string, string> {
+  return {
+    max_execution_time: String(limits.timeoutMs / 1000),
+    max_memory_usage: String(limits.maxMemoryBytes),
+    ...(lane === 'run'
+      ? { max_result_rows: String(limits.maxResultRows), max_result_bytes: String(limits.maxResultBytes), result_overflow_mode: 'throw' }
+      : {}),
+    // Numbers stay numbers in JSON, so 64-bit values can be passed on with all their digits.
+    output_format_json_quote_64bit_integers: '0',
+    readonly: '1',
+  };
+}
+
 export interface Storage {
   readonly mode: 'embedded' | 'server';
   /** Runs a statement that returns rows. */
@@ -21,6 +61,8 @@ export interface Storage {
   command(sql: string, params?: Params): Promise<void>;
   /** Inserts rows into `database.table` as one INSERT: one part, all or nothing. */
   insert(database: string, table: string, rows: readonly Row[]): Promise<void>;
+  /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
+  openSandbox(limits: SandboxLimits): Sandbox;
   close(): Promise<void>;
 }
 
@@ -41,8 +83,13 @@ export class StorageQueryError extends Error {
 export const IDENTIFIER_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
 const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN);
 
+/** Returns `name` itself, or throws when it is not a strict identifier. */
+export function identifierName(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`not a valid identifier: ${JSON.stringify(name)}`);
+  return name;
+}
+
 /** Returns `name` back-quoted, or throws when it is not a strict identifier. */
 export function identifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`not a valid identifier: ${JSON.stringify(name)}`);
-  return '`' + name + '`';
+  return '`' + identifierName(name) + '`';
 }
