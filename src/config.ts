@@ -80,6 +80,13 @@ const SPEC = {
   ingestFlushRows: ['INGEST_FLUSH_ROWS', int(1, 1_000_000)],
   ingestFlushWaitMs: ['INGEST_FLUSH_WAIT_MS', int(0, 10_000)],
   ingestQueueMaxEvents: ['INGEST_QUEUE_MAX_EVENTS', int(1, 10_000_000)],
+  queryMaxStatements: ['QUERY_MAX_STATEMENTS', int(1, 1000)],
+  queryTimeoutMs: ['QUERY_TIMEOUT_MS', int(100, 3_600_000)],
+  queryMaxResultRows: ['QUERY_MAX_RESULT_ROWS', int(1, 100_000_000)],
+  queryMaxResultBytes: ['QUERY_MAX_RESULT_BYTES', int(1024, 16 * 1024 * 1024 * 1024)],
+  queryMaxMemoryBytes: ['QUERY_MAX_MEMORY_BYTES', int(1024 * 1024, 1024 * 1024 * 1024 * 1024)],
+  queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
+  queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

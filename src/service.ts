@@ -3,6 +3,7 @@ import { IngestBuffer } from './events/ingest-buffer';
 import { createApp } from './http/app';
 import type { Logger } from './log';
 import { MigrationRunner } from './storage/migrations/runner';
+import { QueryRunner } from './queries/query-runner';
 import { openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WorkspaceStore } from './workspaces/workspace-store';
@@ -30,7 +31,21 @@ export async function startService(config: Config, log: Logger, storage: Storage
     { flushRows: config.ingestFlushRows, flushWaitMs: config.ingestFlushWaitMs, maxQueuedRows: config.ingestQueueMaxEvents },
     log,
   );
-  const app = createApp({ ...config, log, storage, store, buffer }).listen({
+  const runner = new QueryRunner(
+    storage,
+    {
+      concurrency: config.queryConcurrency,
+      queueMax: config.queryQueueMax,
+      limits: {
+        timeoutMs: config.queryTimeoutMs,
+        maxResultRows: config.queryMaxResultRows,
+        maxResultBytes: config.queryMaxResultBytes,
+        maxMemoryBytes: config.queryMaxMemoryBytes,
+      },
+    },
+    log,
+  );
+  const app = createApp({ ...config, log, storage, store, buffer, runner }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -52,6 +67,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await server.stop(true);
     }
     await buffer.close();
+    await runner.close();
     await store.stop();
     await storage.close();
     log.info('stopped');

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { eventRoutes, type EventRoutesDeps } from '../events/routes';
+import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
 import { statusRoutes } from '../status/routes';
 import { workspaceRoutes } from '../workspaces/routes';
@@ -7,7 +8,7 @@ import { errorMapper } from './error-mapper';
 import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 
-export interface AppDeps extends EventRoutesDeps {
+export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
   maxBodyBytes: number;
 }
@@ -21,5 +22,6 @@ export function createApp(deps: AppDeps) {
     .use(jsonBody(deps.maxBodyBytes))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
+    .use(queryRoutes(deps))
     .use(workspaceRoutes(deps.store));
 }

@@ -52,7 +52,8 @@ export const invalidInput = (detail: string, errors: ProblemError[]) =>
 export const unauthorized = (detail: string, error: 'invalid_request' | 'invalid_token') =>
   new HttpProblem(401, 'Unauthorized', detail, { headers: { 'www-authenticate': `Bearer error="${error}"` } });
 
-export const forbidden = (detail: string) => new HttpProblem(403, 'Forbidden', detail);
+export const forbidden = (detail: string, errors?: ProblemError[]) =>
+  new HttpProblem(403, 'Forbidden', detail, errors ? { errors } : {});
 
 export const notFound = (detail: string) => new HttpProblem(404, 'Not Found', detail);
 

@@ -1,0 +1,32 @@
+import { t } from 'elysia';
+
+/** Longest statement accepted, in characters; ClickHouse's own parser stops at 256 KiB. */
+export const MAX_STATEMENT_LENGTH = 100_000;
+
+export function createQueriesBody(maxStatements: number) {
+  return t.Object(
+    {
+      queries: t.Array(
+        t.String({ maxLength: MAX_STATEMENT_LENGTH, error: `must be a SQL statement of at most ${MAX_STATEMENT_LENGTH} characters` }),
+        {
+          minItems: 1,
+          maxItems: maxStatements,
+          error: `must be an array of 1 to ${maxStatements} SQL statements`,
+          examples: [["SELECT event, count() AS n FROM events WHERE JSONExtract(properties, 'plan', 'String') = 'pro' GROUP BY event"]],
+        },
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
+const Rows = t.Array(t.Record(t.String(), t.Unknown()), { description: 'Rows keyed by column name or alias' });
+
+/** One entry per statement, in order: `{ results: [row...] }`. `limit` and `offset` are null. */
+export const QueriesResult = t.Object({
+  results: t.Array(t.Object({ results: Rows })),
+  limit: t.Null(),
+  offset: t.Null(),
+  total: t.Number(),
+});
+export type QueriesResult = typeof QueriesResult.static;

@@ -1,0 +1,106 @@
+import PQueue from 'p-queue';
+import { forbidden, invalidInput, unavailable } from '../http/problem';
+import type { Logger } from '../log';
+import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
+import { parseResultRows } from './result-rows';
+import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
+
+export interface QueryRunnerOptions {
+  /** Statements running at once, each on a sandbox of its own. */
+  concurrency: number;
+  /** Statements waiting for a sandbox, at most; beyond it requests get 503. */
+  queueMax: number;
+  limits: SandboxLimits;
+}
+
+/** ClickHouse's READONLY: the statement tried to write or to change a setting. */
+const READONLY_CODE = 164;
+/** Seconds a refused caller should wait before trying again. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * ClickHouse's message, tidied: without the server version, the repeated `Code: N.` prefix and
+ * type of a rethrown exception, and the guard's own formatQuery() call that parsed the text.
+ */
+function engineMessage(err: StorageQueryError): string {
+  return err.message
+    .replace(/ \(version [^)]*\)/g, '')
+    .replace(/^(Code: \d+\. DB::Exception: )+/, '$1')
+    .replace(/:? In scope SELECT formatQuery\([\s\S]*\) AS statement\./, '.')
+    .replace(/(\([A-Z_]+\))\.? \1$/, '$1')
+    .trim();
+}
+
+/** The answer for statement `index` that could not run. */
+function statementProblem(index: number, err: unknown): unknown {
+  const pointer = `/queries/${index}`;
+  if (err instanceof SqlRefusal) return forbidden(`statement ${index} was refused: ${err.message}`, [{ pointer, detail: err.message }]);
+  if (err instanceof SqlUnsupported) return invalidInput(`statement ${index} cannot run: ${err.message}`, [{ pointer, detail: err.message }]);
+  if (err instanceof StorageQueryError) {
+    const message = engineMessage(err);
+    if (err.clickhouseCode === READONLY_CODE) return forbidden(`statement ${index} was refused: ${message}`, [{ pointer, detail: message }]);
+    return invalidInput(`statement ${index} failed: ${message}`, [{ pointer, detail: message }]);
+  }
+  return err;
+}
+
+/**
+ * The query runner: user SQL on sandboxes of its own, apart from the sessions that ingestion and
+ * listing use, so a heavy statement never stalls them. At most `concurrency` statements run at
+ * once; up to `queueMax` wait; more are refused at once rather than queued without bound.
+ */
+export class QueryRunner {
+  private readonly queue: PQueue;
+  private readonly idle: Sandbox[];
+
+  constructor(
+    storage: Storage,
+    private readonly options: QueryRunnerOptions,
+    private readonly log: Logger,
+  ) {
+    this.queue = new PQueue({ concurrency: options.concurrency });
+    this.idle = Array.from({ length: options.concurrency }, () => storage.openSandbox(options.limits));
+  }
+
+  /**
+   * Runs each statement in `database` and answers their rows in order. When any fails, the
+   * error of the first failing one (by index) is thrown, naming that index.
+   */
+  async run(database: string, statements: readonly string[]): Promise<Row[][]> {
+    const wouldWait = this.queue.size + this.queue.pending + statements.length - this.options.concurrency;
+    if (wouldWait > this.options.queueMax) {
+      throw unavailable(`too many queries are waiting (${this.queue.size}); try again shortly`, RETRY_AFTER_SECONDS);
+    }
+    const outcomes = await Promise.allSettled(statements.map((sql) => this.queue.add(() => this.withSandbox((s) => this.runOne(s, database, sql)))));
+    const rows: Row[][] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      if (outcome.status === 'rejected') throw statementProblem(index, outcome.reason);
+      rows.push(outcome.value);
+    }
+    return rows;
+  }
+
+  /** Waits for running and queued statements, then closes the sandboxes. */
+  async close(): Promise<void> {
+    await this.queue.onIdle();
+    await Promise.all(this.idle.splice(0).map((s) => s.close()));
+  }
+
+  private async runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
+    const started = performance.now();
+    const statement = await guardStatement(sandbox, database, sql);
+    const rows = parseResultRows(await sandbox.run(database, statement));
+    this.log.debug('query', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
+    return rows;
+  }
+
+  /** The queue runs at most `concurrency` tasks, so a sandbox is always free when one starts. */
+  private async withSandbox<T>(work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+    const sandbox = this.idle.pop()!;
+    try {
+      return await work(sandbox);
+    } finally {
+      this.idle.push(sandbox);
+    }
+  }
+}
