@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { buildConfig, readEnvFile, type Config } from '../../src/config';
-import { silentLogger } from '../../src/log';
+import { createLogger, silentLogger } from '../../src/log';
 import { startService, type Service } from '../../src/service';
 import type { Storage } from '../../src/storage/storage';
 import { ENGINE_DIR, uniqueName } from './engine-dir';
@@ -36,7 +36,7 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     ...overrides,
   };
   const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
-  const service = await startService(config, silentLogger, storage);
+  const service = await startService(config, process.env.TEST_LOG ? createLogger('debug') : silentLogger, storage);
   const request: TestService['request'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ServerStorage } from '../../src/storage/server';
 import { ENGINE_DIR } from '../helpers/engine-dir';
 import { uniqueName } from '../helpers/engine-dir';
+import { runQueries } from '../helpers/queries';
 import { createWorkspace, listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { startClickHouseFixture, type ClickHouseFixture } from '../fixtures/clickhouse-http-fixture';
 
@@ -55,5 +56,24 @@ describe('the service on the server backend', () => {
     expect((await listEvents(svc, '', created.privateApiKey)).status).toBe(401);
     const rows = await svc.storage.query('SELECT 1 FROM system.databases WHERE name = {name:String}', { name: created.databaseName });
     expect(rows).toEqual([]);
+  });
+
+  test('runs sandboxed SQL in the workspace database through the client (header and settings per query)', async () => {
+    const created = await createWorkspace(svc, { name: uniqueName('SqlOnServer') });
+    await sendEvents(svc, [{ type: 'track', event: 'sql', userId: 'srv', properties: { n: 7 } }], created.publicApiKey);
+    const ok = await runQueries(
+      svc,
+      ["SELECT userId, JSONExtract(properties, 'n', 'UInt64') AS n, toUInt64('18446744073709551615') AS big FROM events"],
+      created.privateApiKey,
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('{"userId":"srv","n":7,"big":18446744073709551615}');
+    const other = await runQueries(svc, [`SELECT * FROM ${svc.config.defaultWorkspaceDatabase}.events`], created.privateApiKey);
+    expect(other.status).toBe(403);
+    const settings = await runQueries(svc, ['SELECT 1 SETTINGS readonly = 0'], created.privateApiKey);
+    expect(settings.status).toBe(403);
+    const syntax = await runQueries(svc, ['SELEC 1'], created.privateApiKey);
+    expect(syntax.status).toBe(400);
+    expect(syntax.body.errors[0].detail).toContain('Syntax error');
   });
 });
