@@ -44,6 +44,16 @@ describe('POST /events accepts', () => {
     expect(res.body.results[0].messageId).toBeUndefined();
   });
 
+  test('numbers exactly as sent, beyond what a JavaScript number holds, in the 201 and in GET /events', async () => {
+    const body = '{"events":[{"type":"track","event":"exact","properties":{"id":18446744073709551615,"d":0.12345678901234567890,"x":1.0}}]}';
+    const res = await svc.request('POST', '/events', { key: svc.publicKey, body });
+    expect(res.status).toBe(201);
+    const exact = '"properties":{"id":18446744073709551615,"d":0.12345678901234567890,"x":1.0}';
+    expect(await res.text()).toContain(exact);
+    const listed = await svc.request('GET', '/events?event=exact', { key: svc.privateKey });
+    expect(await listed.text()).toContain(exact);
+  });
+
   test('events a GET sent right after the 201 sees (read-your-writes)', async () => {
     const sent = await sendEvents(svc, [{ type: 'track', event: 'ryw', userId: 'ryw-user' }]);
     const { body } = await listEvents(svc, 'userId=ryw-user');

@@ -48,6 +48,12 @@ const ROUTES: Route[] = [
     expect: { none: 401, admin: 201, 'env public': 201, 'workspace public': 201, 'workspace private': 201 },
   },
   { method: 'GET', path: () => '/events', expect: { none: 401, admin: 200, 'env public': 403, 'workspace public': 403, 'workspace private': 200 } },
+  {
+    method: 'POST',
+    path: () => '/queries',
+    body: () => ({ queries: ['SELECT count() FROM events'] }),
+    expect: { none: 401, admin: 200, 'env public': 403, 'workspace public': 403, 'workspace private': 200 },
+  },
   { method: 'GET', path: () => '/workspaces', expect: ADMIN_ONLY },
   { method: 'POST', path: () => '/workspaces', body: () => ({ name: uniqueName('ScopeNew') }), expect: ADMIN_ONLY },
   { method: 'GET', path: (id) => `/workspaces/${id}`, expect: ADMIN_ONLY },
