@@ -1,6 +1,8 @@
 import { Actor } from '../actors/actor';
 import type { Logger } from '../log';
-import { StorageUnavailableError, type Row, type Storage } from '../storage/storage';
+import { StorageUnavailableError, type Storage } from '../storage/storage';
+import type { AcceptedEvent } from './event-rows';
+import type { Event } from './model';
 
 /** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
 export class IngestOverloadedError extends Error {
@@ -19,11 +21,17 @@ export interface IngestBufferOptions {
   flushWaitMs: number;
   /** Rows waiting or being inserted, at most; beyond it submissions are refused. */
   maxQueuedRows: number;
+  /**
+   * Told of each committed insert, with its events in acceptance order, right after the promises
+   * of the requests that sent them are resolved. Must not throw, and must be quick: it runs on
+   * the ingest path.
+   */
+  onCommitted?: (database: string, events: readonly Event[]) => void;
 }
 
 interface Submission {
   database: string;
-  rows: readonly Row[];
+  events: readonly AcceptedEvent[];
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -59,16 +67,16 @@ export class IngestBuffer {
     return this.queuedRows;
   }
 
-  /** Stores `rows` in `database.events`; resolves once they are committed. */
-  submit(database: string, rows: readonly Row[]): Promise<void> {
+  /** Stores `events` in `database.events`; resolves once they are committed. */
+  submit(database: string, events: readonly AcceptedEvent[]): Promise<void> {
     if (this.closing) return Promise.reject(new IngestClosedError('the service is shutting down'));
-    if (this.queuedRows + rows.length > this.options.maxQueuedRows) {
+    if (this.queuedRows + events.length > this.options.maxQueuedRows) {
       return Promise.reject(new IngestOverloadedError(`ingest queue is full (${this.queuedRows} events waiting)`));
     }
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ database, rows, resolve, reject });
-      this.pendingRows += rows.length;
-      this.queuedRows += rows.length;
+      this.pending.push({ database, events, resolve, reject });
+      this.pendingRows += events.length;
+      this.queuedRows += events.length;
       this.pump();
     });
   }
@@ -101,8 +109,8 @@ export class IngestBuffer {
     this.timer = undefined;
     let take = 0;
     let rows = 0;
-    while (take < this.pending.length && (take === 0 || rows + this.pending[take]!.rows.length <= this.options.flushRows)) {
-      rows += this.pending[take]!.rows.length;
+    while (take < this.pending.length && (take === 0 || rows + this.pending[take]!.events.length <= this.options.flushRows)) {
+      rows += this.pending[take]!.events.length;
       take++;
     }
     const batch = this.pending.splice(0, take);
@@ -126,12 +134,13 @@ export class IngestBuffer {
       else byDatabase.set(s.database, [s]);
     }
     for (const [database, group] of byDatabase) {
-      const rows = group.flatMap((s) => s.rows);
+      const rows = group.flatMap((s) => s.events.map((e) => e.row));
       const started = performance.now();
       try {
         await this.storage.insert(database, 'events', rows);
         this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
         for (const s of group) s.resolve();
+        this.announce(database, group);
       } catch (err) {
         this.log.error('ingest flush failed', { database, rows: rows.length, err });
         const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
@@ -139,6 +148,15 @@ export class IngestBuffer {
       } finally {
         this.queuedRows -= rows.length;
       }
+    }
+  }
+
+  private announce(database: string, group: readonly Submission[]): void {
+    if (!this.options.onCommitted) return;
+    try {
+      this.options.onCommitted(database, group.flatMap((s) => s.events.map((e) => e.event)));
+    } catch (err) {
+      this.log.error('a listener of committed events failed', { database, err });
     }
   }
 }

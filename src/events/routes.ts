@@ -3,16 +3,18 @@ import { auth } from '../http/auth';
 import { payloadTooLarge, type ProblemError } from '../http/problem';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
+import type { MonotonicClock } from '../monotonic-clock';
 import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
 import { listEvents } from './list-events';
 import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO } from './model';
-import { nowMicros } from './timestamps';
 
 export interface EventRoutesDeps {
   storage: Storage;
   store: WorkspaceStore;
   buffer: IngestBuffer;
+  /** Gives each accepted event its parsedAt: acceptance order, which webhooks deliver in. */
+  clock: MonotonicClock;
   maxEventsPerRequest: number;
   maxEventBytes: number;
 }
@@ -34,9 +36,8 @@ export function eventRoutes(deps: EventRoutesDeps) {
       '/events',
       async ({ body, principal, set }) => {
         checkEventSizes(body.events, deps.maxEventBytes);
-        const parsedAt = nowMicros();
-        const accepted = body.events.map((e) => acceptEvent(e, parsedAt));
-        await deps.buffer.submit(principal.workspace.databaseName, accepted.map((a) => a.row));
+        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next()));
+        await deps.buffer.submit(principal.workspace.databaseName, accepted);
         set.status = 201;
         return { results: accepted.map((a) => a.event), limit: accepted.length, offset: 0, total: accepted.length };
       },

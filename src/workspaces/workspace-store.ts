@@ -1,7 +1,8 @@
 import { Actor } from '../actors/actor';
-import { nowMicros, toIsoString } from '../events/timestamps';
+import { toIsoString } from '../events/timestamps';
 import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
+import { MonotonicClock } from '../monotonic-clock';
 import { metaMigrations } from '../storage/migrations/meta';
 import type { MigrationRunner } from '../storage/migrations/runner';
 import { workspaceMigrations } from '../storage/migrations/workspace';
@@ -45,10 +46,11 @@ export class WorkspaceStore {
   private workspaces = new Map<string, WorkspaceVersion>();
   private keys = new KeyRing();
   private defaultId: string | undefined;
-  private lastVersion = 0;
+  private readonly versions = new MonotonicClock();
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly mailbox = new Actor<Work, unknown>((work) => work(), MAILBOX_CAPACITY);
   private readonly records: WorkspaceRecords;
+  private readonly removalListeners: Array<(workspace: Workspace) => Promise<void>> = [];
 
   constructor(
     storage: Storage,
@@ -98,9 +100,18 @@ export class WorkspaceStore {
   }
 
   get(workspaceId: string): Workspace {
-    const entry = this.workspaces.get(workspaceId);
-    if (!entry) throw notFound(`no workspace ${workspaceId}`);
-    return entry.workspace;
+    const workspace = this.find(workspaceId);
+    if (!workspace) throw notFound(`no workspace ${workspaceId}`);
+    return workspace;
+  }
+
+  find(workspaceId: string): Workspace | undefined {
+    return this.workspaces.get(workspaceId)?.workspace;
+  }
+
+  /** Runs `listener` when this process deletes a workspace, after its keys are revoked. */
+  onRemove(listener: (workspace: Workspace) => Promise<void>): void {
+    this.removalListeners.push(listener);
   }
 
   /** Re-reads workspaces and keys, and drops databases that deleted workspaces left behind. */
@@ -201,6 +212,9 @@ export class WorkspaceStore {
       await this.records
         .writeKeys(keys, version, true)
         .catch((err) => this.log.warn('revoked keys not marked deleted; they stay unusable', { workspaceId, err }));
+      for (const listener of this.removalListeners) {
+        await listener(workspace).catch((err) => this.log.error('a workspace removal listener failed', { workspaceId, err }));
+      }
       await this.migrations
         .dropDatabase(workspace.databaseName)
         .catch((err) => this.log.warn('database not dropped yet; the next refresh retries', { databaseName: workspace.databaseName, err }));
@@ -229,7 +243,7 @@ export class WorkspaceStore {
   private remember(versions: readonly WorkspaceVersion[]): void {
     for (const v of versions) {
       this.workspaces.set(v.workspace.workspaceId, v);
-      this.lastVersion = Math.max(this.lastVersion, v.version);
+      this.versions.advancePast(BigInt(v.version));
     }
     // Two processes may move the default at the same moment; the latest change wins.
     let best: WorkspaceVersion | undefined;
@@ -246,8 +260,7 @@ export class WorkspaceStore {
 
   /** Row versions in microseconds, strictly increasing in this process. */
   private nextVersion(): number {
-    this.lastVersion = Math.max(this.lastVersion + 1, Number(nowMicros()));
-    return this.lastVersion;
+    return Number(this.versions.next());
   }
 
   private checkNameFree(name: string, exceptId?: string): void {

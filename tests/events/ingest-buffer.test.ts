@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { MonotonicClock } from '../../src/monotonic-clock';
+import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
 import { IngestBuffer, IngestClosedError, IngestOverloadedError } from '../../src/events/ingest-buffer';
 import { silentLogger } from '../../src/log';
 import { EmbeddedStorage } from '../../src/storage/embedded';
@@ -27,15 +29,9 @@ beforeAll(async () => {
 afterAll(() => storage.close());
 
 let seq = 0;
-function rows(n: number, tag: string): Row[] {
-  return Array.from({ length: n }, () => ({
-    uuid: crypto.randomUUID(),
-    type: 'track',
-    event: tag,
-    userId: String(seq++),
-    timestamp: '2024-01-01 00:00:00.000000',
-    parsedAt: '2024-01-01 00:00:00.000000',
-  }));
+const clock = new MonotonicClock();
+function rows(n: number, tag: string): AcceptedEvent[] {
+  return Array.from({ length: n }, () => acceptEvent({ type: 'track', event: tag, userId: String(seq++) }, clock.next()));
 }
 
 async function count(storageToRead: Storage, tag: string): Promise<number> {
@@ -82,6 +78,22 @@ describe('IngestBuffer', () => {
     await first;
     expect(await count(storage, 'bounded')).toBe(8);
     expect(await count(storage, 'bounded-over')).toBe(0);
+    await b.close();
+  });
+
+  test('announces each committed insert with its events in acceptance order, never a failed one', async () => {
+    const announced: Array<{ database: string; events: string[] }> = [];
+    const b = new IngestBuffer(
+      storage,
+      { flushRows: 1000, flushWaitMs: 2, maxQueuedRows: 100_000, onCommitted: (database, events) => announced.push({ database, events: events.map((e) => e.uuid) }) },
+      silentLogger,
+    );
+    const batches = Array.from({ length: 10 }, () => rows(5, 'announced'));
+    await Promise.all(batches.map((batch) => b.submit(ws, batch)));
+    expect(announced.every((a) => a.database === ws)).toBe(true);
+    expect(announced.flatMap((a) => a.events)).toEqual(batches.flat().map((a) => a.event.uuid));
+    await expect(b.submit('no_such_database_here', rows(1, 'announced'))).rejects.toThrow();
+    expect(announced.flatMap((a) => a.events)).toHaveLength(50);
     await b.close();
   });
 
