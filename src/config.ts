@@ -49,6 +49,21 @@ const httpUrl: Parser<string> = (raw) => {
   return raw;
 };
 
+const bool: Parser<boolean> = (raw) => {
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`must be true or false, got ${JSON.stringify(raw)}`);
+  return raw === 'true';
+};
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Comma-separated durations with units, such as `5s,30s,2m,1h`; in milliseconds. */
+const durationList: Parser<number[]> = (raw) =>
+  raw.split(',').map((item) => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(item.trim());
+    if (!m) throw new ConfigError(`must be durations such as 5s,30s,2m,1h separated by commas, got ${JSON.stringify(item.trim())}`);
+    return Math.round(Number(m[1]) * DURATION_UNITS_MS[m[2]!]!);
+  });
+
 const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (raw) => {
@@ -87,6 +102,13 @@ const SPEC = {
   queryMaxMemoryBytes: ['QUERY_MAX_MEMORY_BYTES', int(1024 * 1024, 1024 * 1024 * 1024 * 1024)],
   queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
+  webhookDelivery: ['WEBHOOK_DELIVERY', bool],
+  webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],
+  webhookRetrySchedule: ['WEBHOOK_RETRY_SCHEDULE', durationList],
+  webhookBlockingRetries: ['WEBHOOK_BLOCKING_RETRIES', int(0, 100)],
+  webhookBatchSize: ['WEBHOOK_BATCH_SIZE', int(1, 10_000)],
+  webhookBufferEvents: ['WEBHOOK_BUFFER_EVENTS', int(1, 1_000_000)],
+  webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

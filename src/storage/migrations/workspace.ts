@@ -29,4 +29,13 @@ export const workspaceMigrations: Migration[] = [
       ) ENGINE = MergeTree ORDER BY (timestamp, uuid)`,
     ],
   },
+  {
+    version: 2,
+    name: 'events_parsed_at_index',
+    // Webhook delivery reads events after a point in acceptance order. parsedAt follows insert
+    // order, so each part spans a narrow range and a minmax index skips all but the newest.
+    statements: ({ db, onCluster }) => [
+      `ALTER TABLE ${db}.events ${onCluster} ADD INDEX IF NOT EXISTS idx_parsed_at parsedAt TYPE minmax GRANULARITY 1`,
+    ],
+  },
 ];
