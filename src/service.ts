@@ -2,10 +2,12 @@ import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { createApp } from './http/app';
 import type { Logger } from './log';
-import { MigrationRunner } from './storage/migrations/runner';
+import { MonotonicClock } from './monotonic-clock';
 import { QueryRunner } from './queries/query-runner';
+import { MigrationRunner } from './storage/migrations/runner';
 import { openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
+import { WebhookSupervisor } from './webhooks/supervisor';
 import { WorkspaceStore } from './workspaces/workspace-store';
 
 export interface Service {
@@ -14,6 +16,7 @@ export interface Service {
   readonly storage: Storage;
   readonly buffer: IngestBuffer;
   readonly store: WorkspaceStore;
+  readonly webhooks: WebhookSupervisor;
   /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
   stop(): Promise<void>;
 }
@@ -26,9 +29,35 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
+  const clock = new MonotonicClock();
+  const webhooks = new WebhookSupervisor(
+    storage,
+    store,
+    clock,
+    {
+      metaDatabase: config.metaDatabase,
+      deliver: config.webhookDelivery,
+      refreshMs: config.workspaceRefreshMs,
+      delivery: {
+        timeoutMs: config.webhookTimeoutMs,
+        schedule: config.webhookRetrySchedule,
+        blockingRetries: config.webhookBlockingRetries,
+        batchSize: config.webhookBatchSize,
+        bufferEvents: config.webhookBufferEvents,
+        settleMs: config.webhookSettleMs,
+      },
+    },
+    log,
+  );
+  await webhooks.start();
   const buffer = new IngestBuffer(
     storage,
-    { flushRows: config.ingestFlushRows, flushWaitMs: config.ingestFlushWaitMs, maxQueuedRows: config.ingestQueueMaxEvents },
+    {
+      flushRows: config.ingestFlushRows,
+      flushWaitMs: config.ingestFlushWaitMs,
+      maxQueuedRows: config.ingestQueueMaxEvents,
+      onCommitted: (database, events) => webhooks.committed(database, events),
+    },
     log,
   );
   const runner = new QueryRunner(
@@ -45,7 +74,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     },
     log,
   );
-  const app = createApp({ ...config, log, storage, store, buffer, runner }).listen({
+  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -67,10 +96,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await server.stop(true);
     }
     await buffer.close();
+    await webhooks.stop();
     await runner.close();
     await store.stop();
     await storage.close();
     log.info('stopped');
   };
-  return { url, port: server.port!, storage, buffer, store, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port!, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };
 }

@@ -3,6 +3,8 @@ import { eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
 import { statusRoutes } from '../status/routes';
+import { webhookRoutes } from '../webhooks/routes';
+import type { WebhookSupervisor } from '../webhooks/supervisor';
 import { workspaceRoutes } from '../workspaces/routes';
 import { errorMapper } from './error-mapper';
 import { jsonBody } from './json-body';
@@ -11,6 +13,7 @@ import { requestLog } from './request-log';
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
   maxBodyBytes: number;
+  webhooks: WebhookSupervisor;
 }
 
 /** The HTTP application: shared floors first (logging, errors, body reading), then features. */
@@ -23,5 +26,6 @@ export function createApp(deps: AppDeps) {
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
     .use(queryRoutes(deps))
-    .use(workspaceRoutes(deps.store));
+    .use(workspaceRoutes(deps.store))
+    .use(webhookRoutes(deps.store, deps.webhooks));
 }
