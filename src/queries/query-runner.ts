@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
 import { parseResultRows } from './result-rows';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
+import { VerdictCache } from './verdict-cache';
 
 export interface QueryRunnerOptions {
   /** Statements running at once, each on a sandbox of its own. */
@@ -12,6 +13,10 @@ export interface QueryRunnerOptions {
   queueMax: number;
   limits: SandboxLimits;
 }
+
+/** Verdicts remembered, at most, and for how long at most. */
+const VERDICTS = 1000;
+const VERDICT_MAX_AGE_MS = 60_000;
 
 /** ClickHouse's READONLY: the statement tried to write or to change a setting. */
 const READONLY_CODE = 164;
@@ -52,6 +57,7 @@ function statementProblem(index: number, err: unknown): unknown {
 export class QueryRunner {
   private readonly queue: PQueue;
   private readonly idle: Sandbox[];
+  private readonly verdicts = new VerdictCache(VERDICTS, VERDICT_MAX_AGE_MS);
 
   constructor(
     storage: Storage,
@@ -80,6 +86,11 @@ export class QueryRunner {
     return rows;
   }
 
+  /** Forgets every verdict: which databases exist may have changed. */
+  databasesChanged(): void {
+    this.verdicts.clear();
+  }
+
   /** Waits for running and queued statements, then closes the sandboxes. */
   async close(): Promise<void> {
     await this.queue.onIdle();
@@ -88,7 +99,11 @@ export class QueryRunner {
 
   private async runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
     const started = performance.now();
-    const statement = await guardStatement(sandbox, database, sql);
+    let statement = this.verdicts.get(database, sql);
+    if (statement === undefined) {
+      statement = await guardStatement(sandbox, database, sql);
+      this.verdicts.set(database, sql, statement);
+    }
     const rows = parseResultRows(await sandbox.run(database, statement));
     this.log.debug('query', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
     return rows;

@@ -34,12 +34,18 @@ async function column(sandbox: Sandbox, database: string, sql: string, name: str
 
 /**
  * Step 1, the parser alone: one statement, in ClickHouse's canonical form (comments gone). The
- * text travels as a bound parameter, so nothing of it runs.
+ * text travels as a bound parameter, so nothing of it runs. The same round trip reads which
+ * databases exist, for step 2.
  */
-async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<string> {
+async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<{ canonical: string; databases: Set<string> }> {
   try {
-    const [statement] = await column(sandbox, database, 'SELECT formatQuery({sql:String}) AS statement', 'statement', { sql });
-    return statement!;
+    const text = await sandbox.inspect(
+      database,
+      'SELECT formatQuery({sql:String}) AS statement, (SELECT groupArray(name) FROM system.databases) AS databases',
+      { sql },
+    );
+    const row = JSON.parse(text) as { statement: string; databases: string[] };
+    return { canonical: row.statement, databases: new Set(row.databases) };
   } catch (err) {
     if (err instanceof StorageQueryError && err.message.includes('Multi-statements are not allowed')) {
       throw new SqlRefusal('the string holds several statements; send each as its own entry of queries');
@@ -129,9 +135,8 @@ async function checkResolvedTables(sandbox: Sandbox, database: string, canonical
  * or resolve (400).
  */
 export async function guardStatement(sandbox: Sandbox, database: string, sql: string): Promise<string> {
-  const canonical = await canonicalForm(sandbox, database, sql);
+  const { canonical, databases } = await canonicalForm(sandbox, database, sql);
   const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${canonical}`, 'explain'));
-  const databases = new Set(await column(sandbox, database, 'SELECT name FROM system.databases', 'name'));
   checkSyntax(ast, canonical, database, databases);
   await checkResolvedTables(sandbox, database, canonical);
   return canonical;

@@ -51,6 +51,8 @@ export class WorkspaceStore {
   private readonly mailbox = new Actor<Work, unknown>((work) => work(), MAILBOX_CAPACITY);
   private readonly records: WorkspaceRecords;
   private readonly removalListeners: Array<(workspace: Workspace) => Promise<void>> = [];
+  private readonly databaseListeners: Array<() => void> = [];
+  private databaseSet = '';
 
   constructor(
     storage: Storage,
@@ -107,6 +109,11 @@ export class WorkspaceStore {
 
   find(workspaceId: string): Workspace | undefined {
     return this.workspaces.get(workspaceId)?.workspace;
+  }
+
+  /** Runs `listener` whenever the set of workspace databases has changed (here or, seen on a refresh, elsewhere). */
+  onDatabasesChanged(listener: () => void): void {
+    this.databaseListeners.push(listener);
   }
 
   /** Runs `listener` when this process deletes a workspace, after its keys are revoked. */
@@ -208,6 +215,7 @@ export class WorkspaceStore {
       // workspace); the keys' own tombstones only tidy the table.
       await this.records.writeWorkspaces([{ workspace, version }], true);
       this.workspaces.delete(workspaceId);
+      this.noticeDatabases();
       for (const k of keys) this.keys.delete(k.keyHash);
       await this.records
         .writeKeys(keys, version, true)
@@ -249,6 +257,14 @@ export class WorkspaceStore {
     let best: WorkspaceVersion | undefined;
     for (const v of this.workspaces.values()) if (v.workspace.isDefault && (!best || v.version > best.version)) best = v;
     this.defaultId = best?.workspace.workspaceId;
+    this.noticeDatabases();
+  }
+
+  private noticeDatabases(): void {
+    const set = [...this.workspaces.values()].map((v) => v.workspace.databaseName).sort().join(',');
+    if (set === this.databaseSet) return;
+    this.databaseSet = set;
+    for (const listener of this.databaseListeners) listener();
   }
 
   /** `change`, and when it makes its workspace the default, the previous default demoted. */

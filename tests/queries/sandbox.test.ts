@@ -175,6 +175,17 @@ describe('the SQL sandbox', () => {
     expect(databases).toEqual([]);
   });
 
+  test('a statement allowed before a database of its alias existed is refused once it does (verdicts are forgotten)', async () => {
+    const alias = uniqueName('soon_a_db');
+    const sql = `SELECT count() AS n FROM events AS ${alias} WHERE ${alias}.type = 'track'`;
+    expect((await runQueries(svc, [sql], rooms.A.privateApiKey)).status).toBe(200);
+    expect((await runQueries(svc, [sql], rooms.A.privateApiKey)).status).toBe(200);
+    await createWorkspace(svc, { name: uniqueName('Namesake'), databaseName: alias });
+    const res = await runQueries(svc, [sql], rooms.A.privateApiKey);
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toContain(`${alias}.type is outside this workspace`);
+  });
+
   test('a public key cannot run SQL: 403', async () => {
     const res = await runQueries(svc, ['SELECT 1'], rooms.A.publicApiKey);
     expect(res.status).toBe(403);
