@@ -2,6 +2,7 @@ import { Session } from 'chdb';
 import {
   identifier,
   identifierName,
+  INSERT_SETTINGS,
   sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
@@ -31,6 +32,10 @@ function mapError(err: unknown): Error {
 async function execute(session: Session, sql: string, params: Params, format: string): Promise<string> {
   const result = Object.keys(params).length > 0 ? await session.queryBindAsync(sql, params, { format }) : await session.queryAsync(sql, { format });
   return result.text();
+}
+
+export function splitLines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
 }
 
 export function parseJSONEachRow(text: string): Row[] {
@@ -74,27 +79,30 @@ interface Lease {
 }
 
 /**
- * The embedded engine: chDB sessions over one data directory. One session is reserved for
- * writes (inserts and DDL); reads spread over `readSessions` others, least busy first.
+ * The embedded engine: chDB sessions over one data directory. Writes (inserts and DDL) spread
+ * over `writeSessions` sessions, reads over `readSessions` others, least busy first, so that a
+ * long read never queues an insert.
  */
 export class EmbeddedStorage implements Storage {
   readonly mode = 'embedded' as const;
-  private readonly writer: Lease;
+  private readonly writers: Lease[];
   private readonly readers: Lease[];
   private closed = false;
 
   constructor(
     private readonly dataDir: string,
     readSessions: number,
+    writeSessions = 1,
   ) {
-    this.writer = { session: new Session(dataDir), busy: 0 };
-    this.readers = Array.from({ length: readSessions }, () => ({ session: new Session(dataDir), busy: 0 }));
+    const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0 }));
+    this.writers = open(writeSessions);
+    this.readers = open(readSessions);
   }
 
   private lease(lane: Lane): Lease {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
-    if (lane === 'write') return this.writer;
-    return this.readers.reduce((best, r) => (r.busy < best.busy ? r : best));
+    const pool = lane === 'write' ? this.writers : this.readers;
+    return pool.reduce((best, r) => (r.busy < best.busy ? r : best));
   }
 
   private async run<T>(lane: Lane, work: (s: Session) => Promise<T>): Promise<T> {
@@ -113,19 +121,22 @@ export class EmbeddedStorage implements Storage {
     return this.run(lane, async (s) => parseJSONEachRow(await execute(s, sql, params, 'JSONEachRow')));
   }
 
+  queryLines(sql: string, params: Params = {}, lane: Lane = 'read'): Promise<string[]> {
+    return this.run(lane, async (s) => splitLines(await execute(s, sql, params, 'TabSeparatedRaw')));
+  }
+
   command(sql: string, params: Params = {}): Promise<void> {
     return this.run('write', async (s) => {
       await execute(s, sql, params, 'Null');
     });
   }
 
-  insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
+  insert(database: string, table: string, lines: readonly string[]): Promise<void> {
     // chDB validates the target itself and takes it unquoted; identifierName() still guards it first.
     const target = `${identifierName(database)}.${identifierName(table)}`;
-    let body = '';
-    for (const row of rows) body += JSON.stringify(row) + '\n';
+    const body = Buffer.from(lines.join('\n') + '\n');
     return this.run('write', async (s) => {
-      await s.insert({ table: target, format: 'JSONEachRow', values: Buffer.from(body) });
+      await s.insert({ table: target, format: 'JSONEachRow', values: body, settings: INSERT_SETTINGS });
     });
   }
 
@@ -145,6 +156,6 @@ export class EmbeddedStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lease of [this.writer, ...this.readers]) lease.session.close();
+    for (const lease of [...this.writers, ...this.readers]) lease.session.close();
   }
 }

@@ -13,5 +13,5 @@ export function openStorage(config: Config): Storage {
       requestTimeoutMs: config.clickhouseRequestTimeoutMs,
     });
   }
-  return new EmbeddedStorage(config.dataDir, config.engineReadSessions);
+  return new EmbeddedStorage(config.dataDir, config.engineReadSessions, config.ingestWriters);
 }

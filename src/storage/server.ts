@@ -1,7 +1,9 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { splitLines } from './embedded';
 import {
   identifier,
   identifierName,
+  INSERT_SETTINGS,
   sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
@@ -55,6 +57,15 @@ export class ServerStorage implements Storage {
     }
   }
 
+  async queryLines(sql: string, params: Params = {}): Promise<string[]> {
+    try {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'TabSeparatedRaw' });
+      return splitLines(await result.text());
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
   async command(sql: string, params: Params = {}): Promise<void> {
     try {
       await this.client.command({ query: sql, query_params: params });
@@ -63,12 +74,12 @@ export class ServerStorage implements Storage {
     }
   }
 
-  async insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
+  async insert(database: string, table: string, lines: readonly string[]): Promise<void> {
     try {
-      await this.client.insert({
-        table: `${identifier(database)}.${identifier(table)}`,
-        values: rows as Row[],
-        format: 'JSONEachRow',
+      // The lines are JSONEachRow already: sent as they are after the statement, in one request.
+      await this.client.command({
+        query: `INSERT INTO ${identifier(database)}.${identifier(table)} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
+        clickhouse_settings: INSERT_SETTINGS,
       });
     } catch (err) {
       throw mapError(err);

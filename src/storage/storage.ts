@@ -5,11 +5,22 @@
 
 /** Rows as the engine returns them in JSONEachRow (64-bit integers arrive as strings). */
 export type Row = Record<string, unknown>;
+
+/** Rows as JSONEachRow lines, the form `insert` takes. */
+export const jsonLines = (rows: readonly Row[]): string[] => rows.map((row) => JSON.stringify(row));
+
+/**
+ * How inserted lines are read, the same on both backends: a nested object goes into a String
+ * column as its JSON text, exactly as sent (so an event's JSON is its row), and ISO 8601 times
+ * are read as well as ClickHouse's own form.
+ */
+export const INSERT_SETTINGS = { input_format_json_read_objects_as_strings: 1, date_time_input_format: 'best_effort' } as const;
 export type Params = Record<string, string | number | boolean | null | readonly string[]>;
 
 /**
- * Which engine session a statement runs on. Inserts get their own session so that a long read
- * never queues an insert behind it (one chDB session runs one query at a time).
+ * Which engine sessions a statement runs on. Writes (inserts, DDL, metadata) have sessions of
+ * their own so that a long read never queues an insert behind it (one chDB session runs one
+ * query at a time).
  */
 export type Lane = 'write' | 'read';
 
@@ -57,10 +68,12 @@ export interface Storage {
   readonly mode: 'embedded' | 'server';
   /** Runs a statement that returns rows. */
   query(sql: string, params?: Params, lane?: Lane): Promise<Row[]>;
+  /** Runs a statement that returns one text column, and answers its values as they are. */
+  queryLines(sql: string, params?: Params, lane?: Lane): Promise<string[]>;
   /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata). */
   command(sql: string, params?: Params): Promise<void>;
-  /** Inserts rows into `database.table` as one INSERT: one part, all or nothing. */
-  insert(database: string, table: string, rows: readonly Row[]): Promise<void>;
+  /** Inserts JSONEachRow lines into `database.table` as one INSERT: one part, all or nothing. */
+  insert(database: string, table: string, lines: readonly string[]): Promise<void>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../events/timestamps';
-import { identifier, type Row, type Storage } from '../storage/storage';
+import { identifier, jsonLines, type Row, type Storage } from '../storage/storage';
 import type { DeliveryStatus, Webhook } from './model';
 
 /** A webhook as stored: the API's fields, its workspace and its signing secret. */
@@ -90,7 +90,7 @@ export class WebhookRecords {
     return this.storage.insert(
       this.metaDatabase,
       'webhooks',
-      records.map(({ webhook: w, workspaceId, secret }) => ({
+      jsonLines(records.map(({ webhook: w, workspaceId, secret }) => ({
         uuid: w.uuid,
         workspaceId,
         url: w.url,
@@ -102,7 +102,7 @@ export class WebhookRecords {
         createdAt: toEngineDateTime(parseIsoDateTime(w.createdAt)!),
         version,
         isDeleted: deleted ? 1 : 0,
-      })),
+      }))),
     );
   }
 
@@ -116,12 +116,12 @@ export class WebhookRecords {
     return this.storage.insert(
       this.metaDatabase,
       'webhook_cursors',
-      [...cursors].map(([webhookUuid, c]) => ({ webhookUuid, parsedAt: c.parsedAt, uuid: c.uuid, version })),
+      jsonLines([...cursors].map(([webhookUuid, c]) => ({ webhookUuid, parsedAt: c.parsedAt, uuid: c.uuid, version }))),
     );
   }
 
   saveDelivery(d: DeliveryRecord, version: number): Promise<void> {
-    return this.storage.insert(this.metaDatabase, 'webhook_deliveries', [
+    return this.storage.insert(this.metaDatabase, 'webhook_deliveries', jsonLines([
       {
         webhookUuid: d.webhookUuid,
         deliveryId: d.id,
@@ -135,7 +135,7 @@ export class WebhookRecords {
         nextAttemptAt: millisText(d.nextAttemptAt),
         version,
       },
-    ]);
+    ]));
   }
 
   /** A page of a webhook's deliveries, most recent attempt first, optionally of one status. */

@@ -1,5 +1,5 @@
 import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../events/timestamps';
-import { identifier, type Row, type Storage } from '../storage/storage';
+import { identifier, jsonLines, type Row, type Storage } from '../storage/storage';
 import type { KeyRecord } from './api-keys';
 import type { Workspace } from './model';
 
@@ -57,7 +57,7 @@ export class WorkspaceRecords {
     return this.storage.insert(
       this.metaDatabase,
       'workspaces',
-      versions.map(({ workspace: w, version }) => ({
+      jsonLines(versions.map(({ workspace: w, version }) => ({
         workspaceId: w.workspaceId,
         name: w.name,
         databaseName: w.databaseName,
@@ -66,7 +66,7 @@ export class WorkspaceRecords {
         createdAt: engineTime(w.createdAt),
         version,
         isDeleted: deleted ? 1 : 0,
-      })),
+      }))),
     );
   }
 
@@ -75,7 +75,7 @@ export class WorkspaceRecords {
     return this.storage.insert(
       this.metaDatabase,
       'api_keys',
-      keys.map((k) => ({ ...k, createdAt, version, isDeleted: deleted ? 1 : 0 })),
+      jsonLines(keys.map((k) => ({ ...k, createdAt, version, isDeleted: deleted ? 1 : 0 }))),
     );
   }
 

@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/log';
 import type { Migration } from '../../src/storage/migrations/runner';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { workspaceMigrations } from '../../src/storage/migrations/workspace';
-import { StorageQueryError, type Storage } from '../../src/storage/storage';
+import { jsonLines, StorageQueryError, type Storage } from '../../src/storage/storage';
 import { uniqueName } from '../helpers/engine-dir';
 import { rejection } from '../helpers/rejection';
 
@@ -47,7 +47,7 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
 
     test('inserts rows and reads them back with bound parameters on both lanes', async () => {
       const uuid = crypto.randomUUID();
-      await storage.insert(ws, 'events', [row(uuid, "o'brien \"quoted\" \\ back")]);
+      await storage.insert(ws, 'events', jsonLines([row(uuid, "o'brien \"quoted\" \\ back")]));
       for (const lane of ['read', 'write'] as const) {
         const rows = await storage.query(
           `SELECT uuid, userId, JSONExtract(properties, 'n', 'UInt64') AS n, timestamp FROM \`${ws}\`.events WHERE userId = {u:String}`,
@@ -63,7 +63,7 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
 
     test('an insert with one bad row stores none of its rows', async () => {
       const good = crypto.randomUUID();
-      const err = await rejection(storage.insert(ws, 'events', [row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }]));
+      const err = await rejection(storage.insert(ws, 'events', jsonLines([row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }])));
       expect(err).toBeInstanceOf(StorageQueryError);
       const rows = await storage.query(`SELECT count() AS c FROM \`${ws}\`.events WHERE userId = 'atomic'`);
       expect(Number(rows[0]!.c)).toBe(0);

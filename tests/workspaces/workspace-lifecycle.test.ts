@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
+import { jsonLines } from '../../src/storage/storage';
 import { createWorkspace, listEvents, sendEvents, startTestService } from '../helpers/test-service';
 
 describe('workspaces across restarts', () => {
@@ -50,7 +51,7 @@ describe('several processes on one ClickHouse', () => {
     try {
       const created = await createWorkspace(svc, { name: uniqueName('Leftover') });
       // What a process that stopped between recording the deletion and dropping the database leaves.
-      await svc.storage.insert(svc.config.metaDatabase, 'workspaces', [
+      await svc.storage.insert(svc.config.metaDatabase, 'workspaces', jsonLines([
         {
           workspaceId: created.workspaceId,
           name: created.name,
@@ -61,7 +62,7 @@ describe('several processes on one ClickHouse', () => {
           version: Number.MAX_SAFE_INTEGER,
           isDeleted: 1,
         },
-      ]);
+      ]));
       await svc.store.refresh();
       const rows = await svc.storage.query('SELECT 1 FROM system.databases WHERE name = {name:String}', { name: created.databaseName });
       expect(rows).toEqual([]);
