@@ -30,12 +30,26 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
   const clock = new MonotonicClock();
+  // The buffer announces commits to the webhooks, which read its frontier: each is used only
+  // once the other exists (nothing commits before the server listens).
+  const buffer = new IngestBuffer(
+    storage,
+    {
+      flushRows: config.ingestFlushRows,
+      insertIntervalMs: config.ingestInsertIntervalMs,
+      writers: config.ingestWriters,
+      maxQueuedRows: config.ingestQueueMaxEvents,
+      onCommitted: (database, events) => webhooks.committed(database, events),
+    },
+    log,
+  );
   const webhooks = new WebhookSupervisor(
     storage,
     store,
     clock,
     {
       metaDatabase: config.metaDatabase,
+      frontier: () => buffer.frontier(),
       deliver: config.webhookDelivery,
       refreshMs: config.workspaceRefreshMs,
       delivery: {
@@ -50,16 +64,6 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   await webhooks.start();
-  const buffer = new IngestBuffer(
-    storage,
-    {
-      flushRows: config.ingestFlushRows,
-      flushWaitMs: config.ingestFlushWaitMs,
-      maxQueuedRows: config.ingestQueueMaxEvents,
-      onCommitted: (database, events) => webhooks.committed(database, events),
-    },
-    log,
-  );
   const runner = new QueryRunner(
     storage,
     {
@@ -74,6 +78,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     },
     log,
   );
+  store.onDatabasesChanged(() => runner.databasesChanged());
   const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks }).listen({
     port: config.port,
     hostname: config.host,

@@ -1,7 +1,7 @@
 import { parseJsonLossless } from '../lossless-json';
 import type { Row } from '../storage/storage';
 import type { Event, EventDTO } from './model';
-import { engineToIso, toEngineDateTime, toIsoString, type Micros, parseIsoDateTime } from './timestamps';
+import { engineToIso, toIsoString, type Micros, parseIsoDateTime } from './timestamps';
 
 const TEXT_FIELDS = ['event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
 const OBJECT_FIELDS = ['properties', 'traits', 'context'] as const;
@@ -9,34 +9,42 @@ const OBJECT_FIELDS = ['properties', 'traits', 'context'] as const;
 /** The columns of `events`, in table order; also the SELECT list of the listing. */
 export const EVENT_COLUMNS = ['uuid', 'type', ...TEXT_FIELDS, ...OBJECT_FIELDS, 'timestamp', 'parsedAt'] as const;
 
-/** An accepted event: the row to insert and the Event to answer with. */
+/**
+ * An accepted event and its JSON, made once: the JSON is both its row in the insert (absent
+ * fields take the column default '', objects are stored as their JSON text) and its entry in
+ * the 201 answer.
+ */
 export interface AcceptedEvent {
-  row: Row;
   event: Event;
+  json: string;
 }
 
-/** Assigns the uuid and times of a validated event. Absent fields are stored as ''. */
+/** Assigns the uuid and times of a validated event. */
 export function acceptEvent(dto: EventDTO, parsedAt: Micros): AcceptedEvent {
-  const uuid = crypto.randomUUID();
   const timestamp = dto.timestamp === undefined ? parsedAt : parseIsoDateTime(dto.timestamp)!;
-  const row: Row = { uuid, type: dto.type };
-  const event: Record<string, unknown> = { uuid, type: dto.type };
-  for (const f of TEXT_FIELDS) {
-    const v = dto[f];
-    row[f] = v ?? '';
-    if (v !== undefined) event[f] = v;
-  }
-  for (const f of OBJECT_FIELDS) {
-    const v = dto[f];
-    row[f] = v === undefined ? '' : JSON.stringify(v);
-    if (v !== undefined) event[f] = v;
-  }
-  row.timestamp = toEngineDateTime(timestamp);
-  row.parsedAt = toEngineDateTime(parsedAt);
+  const event: Record<string, unknown> = { uuid: crypto.randomUUID(), type: dto.type };
+  for (const f of TEXT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
+  for (const f of OBJECT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
   event.timestamp = toIsoString(timestamp);
   event.parsedAt = toIsoString(parsedAt);
-  return { row, event: event as Event };
+  return { event: event as Event, json: JSON.stringify(event) };
 }
+
+/** SQL for a DateTime64(6) as the API writes it: ISO 8601 in UTC, milliseconds unless finer. */
+const isoSql = (column: string) => {
+  const micros = `formatDateTime(${column}, '%f')`;
+  return `formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S'), '.', if(endsWith(${micros}, '000'), substring(${micros}, 1, 3), ${micros}), 'Z'`;
+};
+
+/**
+ * SQL for a stored row as the API's Event in JSON text, made by the engine for a page of up to
+ * 1,000 events. The object columns hold JSON text the service wrote and go in as they are
+ * (numbers exactly as sent); '' means absent, as in `rowToEvent`.
+ */
+export const EVENT_JSON_SQL = `concat('{"uuid":"', toString(uuid), '","type":', toJSONString(type),
+  ${TEXT_FIELDS.map((f) => `if(${f} = '', '', concat(',"${f}":', toJSONString(${f})))`).join(', ')},
+  ${OBJECT_FIELDS.map((f) => `if(${f} = '', '', concat(',"${f}":', ${f}))`).join(', ')},
+  ',"timestamp":"', ${isoSql('timestamp')}, '","parsedAt":"', ${isoSql('parsedAt')}, '"}')`;
 
 /** A stored row back to the API's Event: '' means absent, object columns become objects. */
 export function rowToEvent(row: Row): Event {

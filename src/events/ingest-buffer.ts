@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import { StorageUnavailableError, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
+import { parseIsoDateTime, type Micros } from './timestamps';
 
 /** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
 export class IngestOverloadedError extends Error {
@@ -17,8 +18,14 @@ export class IngestClosedError extends Error {
 export interface IngestBufferOptions {
   /** Hand a batch to the writer once this many rows wait, even while an insert is running. */
   flushRows: number;
-  /** Hand a batch to the writer once its oldest rows have waited this long. */
-  flushWaitMs: number;
+  /**
+   * The shortest time between the starts of two inserts. Each insert has a large fixed cost
+   * (a new part, and the merges it causes), so under load rows wait up to this long to join a
+   * bigger insert; a request after a quiet spell is inserted at once.
+   */
+  insertIntervalMs: number;
+  /** Inserts in flight at once, each on a session of its own. */
+  writers: number;
   /** Rows waiting or being inserted, at most; beyond it submissions are refused. */
   maxQueuedRows: number;
   /**
@@ -36,35 +43,77 @@ interface Submission {
   reject(err: unknown): void;
 }
 
-/** Batches queued for the writer besides the one it is inserting: one, so the next is ready. */
+/** Submissions handed to a writer together, numbered in acceptance order. */
+interface Batch {
+  seq: number;
+  submissions: Submission[];
+  rows: number;
+  /** parsedAt of its first event: the oldest in the batch. */
+  oldest: Micros;
+  /** What committed, per database, to be announced once every older batch has settled. */
+  committed: Array<{ database: string; events: Event[] }>;
+}
+
+/** Batches queued for a writer besides the one it is inserting: one, so the next is ready. */
 const WRITER_MAILBOX = 1;
+/**
+ * A second insert runs beside one in flight only for at most this many rows. Small inserts
+ * mostly wait on the engine, so overlapping them helps; large ones are CPU-bound, so they run
+ * one after another.
+ */
+const OVERLAP_MAX_ROWS = 500;
 
 /**
  * Group commit for `POST /events`. Requests submit their rows and wait; submissions are gathered
- * into one insert per database and handed to the writer actor, which runs one insert at a time.
- * A batch is handed over at once when the writer is idle (a lone request is not delayed), when
- * `flushRows` rows wait, or when `flushWaitMs` has passed. Each submission resolves only after
- * the insert holding its rows has committed; a request's rows are never split across inserts.
+ * into batches (one insert per database each) and handed to `writers` writer actors, each
+ * running one insert at a time on a session of its own. A small insert mostly waits on the
+ * engine, so small ones overlap (more single-event requests per second); large ones are
+ * CPU-bound and run one after another. A batch is handed over when
+ * `flushRows` rows wait, or when a writer is idle and the last batch started at least
+ * `insertIntervalMs` ago: at once for a lone request after a quiet spell, in bigger and fewer
+ * inserts under load. Each submission resolves only after the insert holding its rows has
+ * committed; a request's rows are never split across inserts.
+ *
+ * Batches may commit out of order, so commits are announced in acceptance order (a batch that
+ * finishes early waits for the older ones to settle), and `frontier()` tells readers of the
+ * table how far it is complete.
  */
 export class IngestBuffer {
   private pending: Submission[] = [];
   private pendingRows = 0;
   private queuedRows = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastHandOver = -Infinity;
   private closing = false;
-  private readonly writer: Actor<Submission[]>;
+  private nextSeq = 0;
+  private nextAnnounced = 0;
+  /** Handed over, not settled; a Map keeps them in acceptance order. */
+  private readonly inFlight = new Map<number, Batch>();
+  /** Settled, waiting for an older batch before they are announced. */
+  private readonly settled = new Map<number, Batch>();
+  private readonly writers: Actor<Batch>[];
 
   constructor(
     private readonly storage: Storage,
     private readonly options: IngestBufferOptions,
     private readonly log: Logger,
   ) {
-    this.writer = new Actor((batch) => this.write(batch), WRITER_MAILBOX);
+    this.writers = Array.from({ length: options.writers }, () => new Actor((batch: Batch) => this.write(batch), WRITER_MAILBOX));
   }
 
   /** Rows accepted but not yet committed. */
   get depth(): number {
     return this.queuedRows;
+  }
+
+  /**
+   * The parsedAt of the oldest event handed to a writer and not yet committed or failed, if any:
+   * events accepted before it are all settled, so the table is complete below it. (Events not
+   * yet handed over are newer than every batch that has been.)
+   */
+  frontier(): Micros | undefined {
+    for (const batch of this.inFlight.values()) return batch.oldest;
+    return undefined;
   }
 
   /** Stores `events` in `database.events`; resolves once they are committed. */
@@ -85,62 +134,74 @@ export class IngestBuffer {
   async close(): Promise<void> {
     this.closing = true;
     this.pump();
-    // Each completed insert pumps the next batch, so waiting for idleness drains everything.
-    while (this.pending.length > 0 || !this.writer.idle) await this.writer.whenIdle();
-    await this.writer.stop();
+    // Each settled batch pumps the next, so waiting for every writer to idle drains everything.
+    while (this.pending.length > 0 || this.writers.some((w) => !w.idle)) await Promise.all(this.writers.map((w) => w.whenIdle()));
+    await Promise.all(this.writers.map((w) => w.stop()));
   }
 
   private pump(): void {
+    while (this.pending.length > 0 && (this.closing || this.pendingRows >= this.options.flushRows)) {
+      // A full batch goes now: to an idle writer if none is busy, else queued behind a running insert.
+      const busy = this.writers.filter((w) => !w.idle);
+      const writer = busy.length === 0 ? this.writers[0]! : busy.find((w) => w.pending < WRITER_MAILBOX);
+      if (!writer) return;
+      this.handOver(writer);
+    }
     if (this.pending.length === 0) return;
-    if (this.writer.idle) return this.handOver();
-    // The mailbox is full: the writer's next completion pumps again.
-    if (this.writer.pending >= WRITER_MAILBOX) return;
-    if (this.closing || this.pendingRows >= this.options.flushRows) return this.handOver();
+    // Otherwise a writer's completion pumps again.
+    const writer = this.writers.find((w) => w.idle);
+    if (!writer) return;
+    if (this.writers.some((w) => !w.idle) && this.pendingRows > OVERLAP_MAX_ROWS) return;
+    const wait = this.lastHandOver + this.options.insertIntervalMs - performance.now();
+    if (wait <= 0) return this.handOver(writer);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      if (this.writer.pending < WRITER_MAILBOX) this.handOver();
-    }, this.options.flushWaitMs);
+      this.pump();
+    }, wait);
   }
 
-  /** Moves up to `flushRows` rows (whole submissions, at least one) to the writer. */
-  private handOver(): void {
-    if (this.pending.length === 0) return;
+  /** Moves up to `flushRows` rows (whole submissions, at least one) to `writer`. */
+  private handOver(writer: Actor<Batch>): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.lastHandOver = performance.now();
     let take = 0;
     let rows = 0;
     while (take < this.pending.length && (take === 0 || rows + this.pending[take]!.events.length <= this.options.flushRows)) {
       rows += this.pending[take]!.events.length;
       take++;
     }
-    const batch = this.pending.splice(0, take);
+    const submissions = this.pending.splice(0, take);
     this.pendingRows -= rows;
-    this.writer.ask(batch).then(
-      () => this.pump(),
+    const oldest = parseIsoDateTime(submissions[0]!.events[0]!.event.parsedAt)!;
+    const batch: Batch = { seq: this.nextSeq++, submissions, rows, oldest, committed: [] };
+    this.inFlight.set(batch.seq, batch);
+    writer.ask(batch).then(
+      () => this.settle(batch),
       (err) => {
-        for (const s of batch) s.reject(err);
+        for (const s of submissions) s.reject(err);
         this.queuedRows -= rows;
-        this.pump();
+        this.settle(batch);
       },
     );
   }
 
   /** One insert per database in the batch; each submission learns its own insert's outcome. */
-  private async write(batch: Submission[]): Promise<void> {
+  private async write(batch: Batch): Promise<void> {
     const byDatabase = new Map<string, Submission[]>();
-    for (const s of batch) {
+    for (const s of batch.submissions) {
       const group = byDatabase.get(s.database);
       if (group) group.push(s);
       else byDatabase.set(s.database, [s]);
     }
     for (const [database, group] of byDatabase) {
-      const rows = group.flatMap((s) => s.events.map((e) => e.row));
+      const rows = group.flatMap((s) => s.events.map((e) => e.json));
       const started = performance.now();
       try {
         await this.storage.insert(database, 'events', rows);
         this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
         for (const s of group) s.resolve();
-        this.announce(database, group);
+        batch.committed.push({ database, events: group.flatMap((s) => s.events.map((e) => e.event)) });
       } catch (err) {
         this.log.error('ingest flush failed', { database, rows: rows.length, err });
         const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
@@ -151,10 +212,21 @@ export class IngestBuffer {
     }
   }
 
-  private announce(database: string, group: readonly Submission[]): void {
+  /** A batch is done: announce it, and any newer ones it held back, in acceptance order. */
+  private settle(batch: Batch): void {
+    this.inFlight.delete(batch.seq);
+    this.settled.set(batch.seq, batch);
+    for (let next = this.settled.get(this.nextAnnounced); next; next = this.settled.get(this.nextAnnounced)) {
+      this.settled.delete(this.nextAnnounced++);
+      for (const { database, events } of next.committed) this.announce(database, events);
+    }
+    this.pump();
+  }
+
+  private announce(database: string, events: readonly Event[]): void {
     if (!this.options.onCommitted) return;
     try {
-      this.options.onCommitted(database, group.flatMap((s) => s.events.map((e) => e.event)));
+      this.options.onCommitted(database, events);
     } catch (err) {
       this.log.error('a listener of committed events failed', { database, err });
     }

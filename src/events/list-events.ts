@@ -1,6 +1,6 @@
 import { identifier, type Params, type Storage } from '../storage/storage';
-import { EVENT_COLUMNS, rowToEvent } from './event-rows';
-import { ORDER_FIELDS, type EventsPage, type ListEventsQuery, type OrderField } from './model';
+import { EVENT_JSON_SQL } from './event-rows';
+import { ORDER_FIELDS, type ListEventsQuery, type OrderField } from './model';
 import { parseIsoDateTime, toEngineDateTime } from './timestamps';
 import { pageWindow } from '../http/pagination';
 import { invalidInput } from '../http/problem';
@@ -62,8 +62,14 @@ function whereClause(query: Record<string, string | undefined>): { where: string
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
-/** Runs a validated listing: one page of events and the exact count of all that match. */
-export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<EventsPage> {
+/** A statement and its bound parameters. */
+export interface Statement {
+  sql: string;
+  params: Params;
+}
+
+/** The two statements of a validated listing: one page of events, and the count of all that match. */
+export function listingStatements(database: string, query: ListEventsQuery): { rows: Statement; count: Statement; limit: number; offset: number } {
   const { where, params } = whereClause(query as Record<string, string | undefined>);
   const { limit, offset } = pageWindow(query);
   const field: OrderField = query.orderByField ?? 'timestamp';
@@ -72,12 +78,23 @@ export async function listEvents(storage: Storage, database: string, query: List
   const table = `${identifier(database)}.events`;
   // uuid breaks ties so that pages do not overlap or skip when many events share a timestamp.
   const order = field === 'uuid' ? `uuid ${direction}` : `${field} ${direction}, uuid ${direction}`;
-  const [rows, count] = await Promise.all([
-    storage.query(
-      `SELECT ${EVENT_COLUMNS.join(', ')} FROM ${table} ${where} ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-      { ...params, limit, offset },
-    ),
-    storage.query(`SELECT count() AS total FROM ${table} ${where}`, params),
-  ]);
-  return { results: rows.map(rowToEvent), limit, offset, total: Number(count[0]?.total ?? 0) };
+  return {
+    rows: {
+      sql: `SELECT ${EVENT_JSON_SQL} AS json FROM ${table} ${where} ORDER BY ${order} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      params: { ...params, limit, offset },
+    },
+    count: { sql: `SELECT count() AS total FROM ${table} ${where}`, params },
+    limit,
+    offset,
+  };
+}
+
+/**
+ * Runs a validated listing: one page of events and the exact count of all that match, as the
+ * JSON text of an EventsPage (each event's JSON made by the engine).
+ */
+export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<string> {
+  const { rows, count, limit, offset } = listingStatements(database, query);
+  const [events, total] = await Promise.all([storage.queryLines(rows.sql, rows.params), storage.query(count.sql, count.params)]);
+  return `{"results":[${events.join(',')}],"limit":${limit},"offset":${offset},"total":${Number(total[0]?.total ?? 0)}}`;
 }

@@ -64,8 +64,15 @@ export function toIsoString(t: Micros): string {
   return `${date.toISOString().slice(0, 19)}.${fraction}Z`;
 }
 
+const ENGINE_MICROS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
+
 /** Reads the engine's `YYYY-MM-DD hh:mm:ss[.ffffff]` (UTC) back to an ISO string. */
 export function engineToIso(text: string): string {
+  // The engine's DateTime64(6) text needs no date arithmetic: the same fields, reformatted.
+  if (ENGINE_MICROS.test(text)) {
+    const micros = text.slice(20);
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${micros.endsWith('000') ? micros.slice(0, 3) : micros}Z`;
+  }
   const t = parseIsoDateTime(text);
   if (t === undefined) throw new Error(`unexpected DateTime64 text from the engine: ${text}`);
   return toIsoString(t);

@@ -1,5 +1,5 @@
 import type { Event } from '../events/model';
-import { toEngineDateTime, nowMicros } from '../events/timestamps';
+import { nowMicros, toEngineDateTime, type Micros } from '../events/timestamps';
 import type { Logger } from '../log';
 import type { MonotonicClock } from '../monotonic-clock';
 import type { Storage } from '../storage/storage';
@@ -29,6 +29,8 @@ export interface DeliveryDeps {
   records: WebhookRecords;
   versions: MonotonicClock;
   log: Logger;
+  /** parsedAt of the oldest event this process is still inserting: the table is complete below it. */
+  frontier(): Micros | undefined;
 }
 
 /** How often a settling actor looks at the table again when nothing woke it. */
@@ -160,9 +162,22 @@ export class DeliveryActor {
    */
   private async readPage(limit: number): Promise<void> {
     this.overflowed = false;
-    const horizon = this.settings.settleMs > 0 ? toEngineDateTime(nowMicros() - BigInt(this.settings.settleMs) * 1000n) : undefined;
-    this.backlog = await readAfter(this.deps.storage, this.database, this.target.webhook, this.cursor, horizon, limit);
+    this.backlog = await readAfter(this.deps.storage, this.database, this.target.webhook, this.cursor, this.horizon(), limit);
     if (this.backlog.length < limit && this.settings.settleMs === 0 && !this.overflowed) this.live = true;
+  }
+
+  /**
+   * How far the table may be read: not into events this process is still inserting (a newer
+   * batch can commit before an older one), nor, when several processes accept events, into
+   * events younger than `settleMs` (another process may still be inserting older ones).
+   */
+  private horizon(): string | undefined {
+    const bounds: Micros[] = [];
+    const frontier = this.deps.frontier();
+    if (frontier !== undefined) bounds.push(frontier - 1n);
+    if (this.settings.settleMs > 0) bounds.push(nowMicros() - BigInt(this.settings.settleMs) * 1000n);
+    if (bounds.length === 0) return undefined;
+    return toEngineDateTime(bounds.reduce((a, b) => (a < b ? a : b)));
   }
 
   /** Sends a batch until it succeeds, fails for good, or is set aside; then moves the cursor past it. */

@@ -1,6 +1,6 @@
 import { Actor } from '../actors/actor';
 import type { Event } from '../events/model';
-import { parseIsoDateTime, toEngineDateTime, toIsoString } from '../events/timestamps';
+import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../events/timestamps';
 import { pageWindow } from '../http/pagination';
 import { conflict, notFound } from '../http/problem';
 import type { Logger } from '../log';
@@ -16,6 +16,8 @@ import { WebhookRecords, type Cursor, type WebhookRecord } from './webhook-recor
 
 export interface WebhookSupervisorOptions {
   metaDatabase: string;
+  /** parsedAt of the oldest event still being inserted (the ingest buffer's frontier). */
+  frontier(): Micros | undefined;
   /** Whether this process delivers; with several processes on one ClickHouse, one of them. */
   deliver: boolean;
   /** How often webhooks are re-read, to see those made or deleted by other processes. */
@@ -201,7 +203,7 @@ export class WebhookSupervisor {
     const workspace = this.store.find(record.workspaceId);
     if (!this.options.deliver || !workspace) return;
     const parked = await this.records.retrying(record.webhook.uuid);
-    const deps = { storage: this.storage, records: this.records, versions: this.versions, log: this.log };
+    const deps = { storage: this.storage, records: this.records, versions: this.versions, log: this.log, frontier: this.options.frontier };
     this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.options.delivery, deps));
   }
 

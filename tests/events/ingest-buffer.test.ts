@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { parseIsoDateTime } from '../../src/events/timestamps';
 import { MonotonicClock } from '../../src/monotonic-clock';
 import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
 import { IngestBuffer, IngestClosedError, IngestOverloadedError } from '../../src/events/ingest-buffer';
@@ -6,22 +7,23 @@ import { silentLogger } from '../../src/log';
 import { EmbeddedStorage } from '../../src/storage/embedded';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { workspaceMigrations } from '../../src/storage/migrations/workspace';
-import type { Row, Storage } from '../../src/storage/storage';
+import type { Storage } from '../../src/storage/storage';
 import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
+import { eventually } from '../helpers/eventually';
 
 /** The real engine, with a record of the inserts it was asked to run. */
 class RecordingStorage extends EmbeddedStorage {
   readonly inserts: number[] = [];
-  override insert(database: string, table: string, rows: readonly Row[]): Promise<void> {
-    this.inserts.push(rows.length);
-    return super.insert(database, table, rows);
+  override insert(database: string, table: string, lines: readonly string[]): Promise<void> {
+    this.inserts.push(lines.length);
+    return super.insert(database, table, lines);
   }
 }
 
 let storage: RecordingStorage;
 const ws = uniqueName('buffer_ws');
 beforeAll(async () => {
-  storage = new RecordingStorage(ENGINE_DIR, 1);
+  storage = new RecordingStorage(ENGINE_DIR, 1, 2);
   const runner = new MigrationRunner(storage, uniqueName('buffer_meta'), '', silentLogger);
   await runner.bootstrap();
   await runner.apply(ws, workspaceMigrations);
@@ -40,11 +42,11 @@ async function count(storageToRead: Storage, tag: string): Promise<number> {
 }
 
 const buffer = (options: Partial<ConstructorParameters<typeof IngestBuffer>[1]> = {}) =>
-  new IngestBuffer(storage, { flushRows: 1000, flushWaitMs: 2, maxQueuedRows: 100_000, ...options }, silentLogger);
+  new IngestBuffer(storage, { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, ...options }, silentLogger);
 
 describe('IngestBuffer', () => {
   test('a lone submission is inserted at once and resolves after commit', async () => {
-    const b = buffer({ flushWaitMs: 60_000 });
+    const b = buffer({ insertIntervalMs: 60_000 });
     storage.inserts.length = 0;
     await b.submit(ws, rows(3, 'lone'));
     expect(storage.inserts).toEqual([3]);
@@ -63,7 +65,7 @@ describe('IngestBuffer', () => {
   });
 
   test('a batch is handed over once flushRows wait, not one insert larger', async () => {
-    const b = buffer({ flushRows: 20, flushWaitMs: 60_000 });
+    const b = buffer({ flushRows: 20, insertIntervalMs: 50 });
     storage.inserts.length = 0;
     await Promise.all(Array.from({ length: 10 }, () => b.submit(ws, rows(10, 'sized'))));
     for (const n of storage.inserts) expect(n).toBeLessThanOrEqual(20);
@@ -85,15 +87,47 @@ describe('IngestBuffer', () => {
     const announced: Array<{ database: string; events: string[] }> = [];
     const b = new IngestBuffer(
       storage,
-      { flushRows: 1000, flushWaitMs: 2, maxQueuedRows: 100_000, onCommitted: (database, events) => announced.push({ database, events: events.map((e) => e.uuid) }) },
+      { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, onCommitted: (database, events) => announced.push({ database, events: events.map((e) => e.uuid) }) },
       silentLogger,
     );
     const batches = Array.from({ length: 10 }, () => rows(5, 'announced'));
     await Promise.all(batches.map((batch) => b.submit(ws, batch)));
+    // A batch is announced once it and every older one have settled, just after its answers.
+    await eventually('every committed batch is announced', async () => announced.flatMap((a) => a.events).length === 50);
     expect(announced.every((a) => a.database === ws)).toBe(true);
     expect(announced.flatMap((a) => a.events)).toEqual(batches.flat().map((a) => a.event.uuid));
     await expect(b.submit('no_such_database_here', rows(1, 'announced'))).rejects.toThrow();
     expect(announced.flatMap((a) => a.events)).toHaveLength(50);
+    await b.close();
+  });
+
+  test('with two writers, inserts overlap, yet commits are announced in acceptance order, ahead of the frontier', async () => {
+    const announced: string[] = [];
+    let newestAnnounced = 0n;
+    const frontierBehind: boolean[] = [];
+    const b: IngestBuffer = new IngestBuffer(
+      storage,
+      {
+        flushRows: 7,
+        insertIntervalMs: 0,
+        maxQueuedRows: 100_000,
+        writers: 2,
+        onCommitted: (_database, events) => {
+          announced.push(...events.map((e) => e.uuid));
+          for (const e of events) newestAnnounced = parseIsoDateTime(e.parsedAt)! > newestAnnounced ? parseIsoDateTime(e.parsedAt)! : newestAnnounced;
+          // Whatever is still being inserted is newer than everything announced so far.
+          const frontier = b.frontier();
+          frontierBehind.push(frontier !== undefined && frontier <= newestAnnounced);
+        },
+      },
+      silentLogger,
+    );
+    const batches = Array.from({ length: 30 }, () => rows(3, 'overlap'));
+    await Promise.all(batches.map((batch) => b.submit(ws, batch)));
+    await eventually('every batch is announced', async () => announced.length === 90);
+    expect(announced).toEqual(batches.flat().map((a) => a.event.uuid));
+    expect(frontierBehind.filter(Boolean)).toEqual([]);
+    expect(b.frontier()).toBeUndefined();
     await b.close();
   });
 
