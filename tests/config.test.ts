@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig, loadConfig, parseEnvFile, readEnvFile } from '../src/config';
@@ -20,11 +20,15 @@ describe('configuration', () => {
 
   test('.env overrides .env.defaults and the environment overrides both', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
-    writeFileSync(join(dir, '.env.defaults'), Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join('\n'));
-    writeFileSync(join(dir, '.env'), '# local\nPORT=5000\nHOST="127.0.0.1"\n');
-    expect(loadConfig(dir, {}).port).toBe(5000);
-    expect(loadConfig(dir, {}).host).toBe('127.0.0.1');
-    expect(loadConfig(dir, { PORT: '6000' }).port).toBe(6000);
+    try {
+      writeFileSync(join(dir, '.env.defaults'), Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join('\n'));
+      writeFileSync(join(dir, '.env'), '# local\nPORT=5000\nHOST="127.0.0.1"\n');
+      expect(loadConfig(dir, {}).port).toBe(5000);
+      expect(loadConfig(dir, {}).host).toBe('127.0.0.1');
+      expect(loadConfig(dir, { PORT: '6000' }).port).toBe(6000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('keys are split on commas and trimmed', () => {
