@@ -25,8 +25,9 @@ export function acceptEvent(dto: EventDTO, parsedAt: Micros): AcceptedEvent {
   const event: Record<string, unknown> = { uuid: crypto.randomUUID(), type: dto.type };
   for (const f of TEXT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
   for (const f of OBJECT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
-  event.timestamp = toIsoString(timestamp);
-  event.parsedAt = toIsoString(parsedAt);
+  const parsedAtIso = toIsoString(parsedAt);
+  event.timestamp = timestamp === parsedAt ? parsedAtIso : toIsoString(timestamp);
+  event.parsedAt = parsedAtIso;
   return { event: event as Event, json: JSON.stringify(event) };
 }
 

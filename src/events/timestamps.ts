@@ -46,22 +46,30 @@ export function nowMicros(): Micros {
   return BigInt(Date.now()) * 1000n;
 }
 
-function split(t: Micros): { date: Date; micros: string } {
-  const ms = t / 1000n;
-  return { date: new Date(Number(ms)), micros: String(t % 1000000n).padStart(6, '0') };
+/** Whole seconds (rounded down, also before 1970) and the microseconds after them, as six digits. */
+function split(t: Micros): { second: bigint; micros: string } {
+  const second = t >= 0n ? t / 1_000_000n : (t - 999_999n) / 1_000_000n;
+  return { second, micros: String(t - second * 1_000_000n).padStart(6, '0') };
+}
+
+/** The last whole second formatted, `YYYY-MM-DDThh:mm:ss`: events come many to a second. */
+let lastSecond = { at: -1n, text: '' };
+
+function secondText(second: bigint): string {
+  if (second !== lastSecond.at) lastSecond = { at: second, text: new Date(Number(second) * 1000).toISOString().slice(0, 19) };
+  return lastSecond.text;
 }
 
 /** The engine's text form, `YYYY-MM-DD hh:mm:ss.ffffff` in UTC. */
 export function toEngineDateTime(t: Micros): string {
-  const { date, micros } = split(t);
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')}.${micros}`;
+  const { second, micros } = split(t);
+  return `${secondText(second).replace('T', ' ')}.${micros}`;
 }
 
 /** ISO 8601 in UTC: milliseconds as `toISOString()` gives them, six digits when finer. */
 export function toIsoString(t: Micros): string {
-  const { date, micros } = split(t);
-  const fraction = micros.endsWith('000') ? micros.slice(0, 3) : micros;
-  return `${date.toISOString().slice(0, 19)}.${fraction}Z`;
+  const { second, micros } = split(t);
+  return `${secondText(second)}.${micros.endsWith('000') ? micros.slice(0, 3) : micros}Z`;
 }
 
 const ENGINE_MICROS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;

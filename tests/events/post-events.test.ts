@@ -54,6 +54,16 @@ describe('POST /events accepts', () => {
     expect(await listed.text()).toContain(exact);
   });
 
+  test('timestamps before 1970 are stored and read back exactly', async () => {
+    const sent = await sendEvents(svc, [
+      { type: 'track', event: 'old-times', timestamp: '1905-03-01T23:59:59.999001Z' },
+      { type: 'track', event: 'old-times', timestamp: '1969-12-31T23:59:59.5Z' },
+    ]);
+    expect(sent.results.map((e) => e.timestamp)).toEqual(['1905-03-01T23:59:59.999001Z', '1969-12-31T23:59:59.500Z']);
+    const { body } = await listEvents(svc, 'event=old-times&orderByDirection=asc&startDate=1900-01-01&endDate=1969-12-31T23:59:59.5Z');
+    expect(body.results.map((e: any) => e.timestamp)).toEqual(['1905-03-01T23:59:59.999001Z', '1969-12-31T23:59:59.500Z']);
+  });
+
   test('events a GET sent right after the 201 sees (read-your-writes)', async () => {
     const sent = await sendEvents(svc, [{ type: 'track', event: 'ryw', userId: 'ryw-user' }]);
     const { body } = await listEvents(svc, 'userId=ryw-user');

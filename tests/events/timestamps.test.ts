@@ -1,0 +1,38 @@
+import { describe, expect, test } from 'bun:test';
+import { engineToIso, parseIsoDateTime, toEngineDateTime, toIsoString } from '../../src/events/timestamps';
+
+describe('timestamps', () => {
+  const cases: Array<[string, string, string]> = [
+    ['2024-05-01T12:00:00.123456+02:00', '2024-05-01T10:00:00.123456Z', '2024-05-01 10:00:00.123456'],
+    ['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.000Z', '2024-05-01 10:00:00.000000'],
+    ['2024-05-01', '2024-05-01T00:00:00.000Z', '2024-05-01 00:00:00.000000'],
+    ['1969-12-31T23:59:59.5Z', '1969-12-31T23:59:59.500Z', '1969-12-31 23:59:59.500000'],
+    ['1905-03-01T23:59:59.999001Z', '1905-03-01T23:59:59.999001Z', '1905-03-01 23:59:59.999001'],
+    ['1900-01-01T00:00:00Z', '1900-01-01T00:00:00.000Z', '1900-01-01 00:00:00.000000'],
+    ['2299-12-31T23:59:59.999999Z', '2299-12-31T23:59:59.999999Z', '2299-12-31 23:59:59.999999'],
+  ];
+  for (const [input, iso, engine] of cases) {
+    test(`${input} reads as ${iso} and writes to the engine as ${engine}, and back`, () => {
+      const t = parseIsoDateTime(input)!;
+      expect(toIsoString(t)).toBe(iso);
+      expect(toEngineDateTime(t)).toBe(engine);
+      expect(engineToIso(engine)).toBe(iso);
+    });
+  }
+
+  test('consecutive microseconds in one second and across a second boundary', () => {
+    const t = parseIsoDateTime('2024-05-01T10:00:00.999999Z')!;
+    expect([toIsoString(t - 1n), toIsoString(t), toIsoString(t + 1n), toIsoString(t + 1001n)]).toEqual([
+      '2024-05-01T10:00:00.999998Z',
+      '2024-05-01T10:00:00.999999Z',
+      '2024-05-01T10:00:01.000Z',
+      '2024-05-01T10:00:01.001Z',
+    ]);
+  });
+
+  test('impossible or out-of-range times are refused', () => {
+    for (const text of ['2024-02-30', '2024-01-01T24:00:00Z', '1899-12-31T23:59:59Z', '2300-01-01', 'yesterday', '2024-01-01T10:00:00+25:00']) {
+      expect(parseIsoDateTime(text)).toBeUndefined();
+    }
+  });
+});
