@@ -50,6 +50,8 @@ interface Batch {
   rows: number;
   /** parsedAt of its first event: the oldest in the batch. */
   oldest: Micros;
+  /** When its writer began inserting it. */
+  startedAt?: number;
   /** What committed, per database, to be announced once every older batch has settled. */
   committed: Array<{ database: string; events: Event[] }>;
 }
@@ -62,6 +64,8 @@ const WRITER_MAILBOX = 1;
  * one after another.
  */
 const OVERLAP_MAX_ROWS = 500;
+/** Weight of the latest insert in the running average of insert times. */
+const INSERT_TIME_WEIGHT = 0.2;
 
 /**
  * Group commit for `POST /events`. Requests submit their rows and wait; submissions are gathered
@@ -87,6 +91,8 @@ export class IngestBuffer {
   private closing = false;
   private nextSeq = 0;
   private nextAnnounced = 0;
+  /** Running average of how long an insert takes, in ms. */
+  private insertMs = 0;
   /** Handed over, not settled; a Map keeps them in acceptance order. */
   private readonly inFlight = new Map<number, Batch>();
   /** Settled, waiting for an older batch before they are announced. */
@@ -151,8 +157,15 @@ export class IngestBuffer {
     // Otherwise a writer's completion pumps again.
     const writer = this.writers.find((w) => w.idle);
     if (!writer) return;
-    if (this.writers.some((w) => !w.idle) && this.pendingRows > OVERLAP_MAX_ROWS) return;
-    const wait = this.lastHandOver + this.options.insertIntervalMs - performance.now();
+    let wait = this.lastHandOver + this.options.insertIntervalMs - performance.now();
+    const running = [...this.inFlight.values()].filter((b) => b.startedAt !== undefined);
+    if (running.length > 0) {
+      if (this.pendingRows > OVERLAP_MAX_ROWS) return;
+      // Staggered: the overlapping insert starts halfway through the running one, so each
+      // carries about half of what arrives, rather than a row or two each.
+      const newest = Math.max(...running.map((b) => b.startedAt!));
+      wait = Math.max(wait, newest + this.insertMs / 2 - performance.now());
+    }
     if (wait <= 0) return this.handOver(writer);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
@@ -188,6 +201,7 @@ export class IngestBuffer {
 
   /** One insert per database in the batch; each submission learns its own insert's outcome. */
   private async write(batch: Batch): Promise<void> {
+    batch.startedAt = performance.now();
     const byDatabase = new Map<string, Submission[]>();
     for (const s of batch.submissions) {
       const group = byDatabase.get(s.database);
@@ -199,7 +213,9 @@ export class IngestBuffer {
       const started = performance.now();
       try {
         await this.storage.insert(database, 'events', rows);
-        this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
+        const ms = performance.now() - started;
+        this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
+        this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
         for (const s of group) s.resolve();
         batch.committed.push({ database, events: group.flatMap((s) => s.events.map((e) => e.event)) });
       } catch (err) {
