@@ -1,0 +1,202 @@
+/**
+ * `npm run bench`: measures the service against baselines taken in the same run on the same
+ * machine, and prints one table (Markdown). `--smoke` runs every step briefly on little data, so
+ * CI keeps the scripts working; its figures mean nothing.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { listingStatements } from '../src/events/list-events';
+import type { ListEventsQuery } from '../src/events/model';
+import { eventsBody } from './lib/event-mix';
+import { atRate, generator, maxRate, type LoadRequest, type LoadResult } from './lib/load';
+import { KEYS, runScript, sampleRss, startBareServer, startService, type Running } from './lib/processes';
+import { median, mib, ms, percentile, rate, slope } from './lib/stats';
+
+const smoke = process.argv.includes('--smoke');
+const PLAN = smoke
+  ? { loadSeconds: 2, sustainSeconds: 4, warmSeconds: 1, sizes: [10_000, 20_000], iterations: 5 }
+  : { loadSeconds: 15, sustainSeconds: 60, warmSeconds: 5, sizes: [1_000_000, 10_000_000], iterations: 40 };
+const CONNECTIONS = 64;
+const BATCH = 100;
+
+const rows: Array<[string, string, string, string, string]> = [];
+const row = (what: string, service: string, baseline = '', ratio = '', target = '') => {
+  rows.push([what, service, baseline, ratio, target]);
+  console.error(`  ${what}: ${service}${baseline ? ` (baseline ${baseline})` : ''}`);
+};
+
+async function freePort(): Promise<number> {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
+}
+
+const ingest = (url: string, events: number): LoadRequest => ({
+  url: `${url}/events`,
+  body: eventsBody(events),
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.public}` },
+});
+const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}`;
+
+const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
+const dataDir = join(workDir, 'data');
+const started = Date.now();
+console.error(`benchmark${smoke ? ' (smoke)' : ''}: load from ${generator}, data in ${workDir}`);
+
+try {
+  // Baselines first, each alone on the machine.
+  console.error('baselines');
+  const bare = await startBareServer(await freePort());
+  const bareSingle = await maxRate(ingest(bare.url, 1), CONNECTIONS, PLAN.loadSeconds);
+  await bare.stop();
+  const rawInsert = (name: string, rows: number, concurrency: number) =>
+    runScript<{ rowsPerSecond: number }>('bench/baselines/raw-insert.ts', [join(workDir, name), String(PLAN.loadSeconds), String(rows), String(concurrency)]);
+  const raw = await rawInsert('raw', 5000, 1);
+  // What single events need: a commit per request, 64 requests in flight: two inserts of 32 rows.
+  const rawSmall = await rawInsert('raw-small', CONNECTIONS / 2, 2);
+
+  // Ingestion, each phase on a fresh data directory, so none runs beside the last one's merges.
+  console.error('ingestion');
+  let phase = 0;
+  async function onFreshService<T>(work: (svc: Running) => Promise<T>): Promise<T> {
+    const svc = await startService(join(workDir, `ingest-${phase++}`), await freePort());
+    try {
+      return await work(svc);
+    } finally {
+      await svc.stop();
+    }
+  }
+  const { batched, rssSamples } = await onFreshService(async (svc) => {
+    await maxRate(ingest(svc.url, BATCH), CONNECTIONS, PLAN.warmSeconds);
+    const rss = sampleRss(svc.proc.pid);
+    return { batched: await maxRate(ingest(svc.url, BATCH), CONNECTIONS, PLAN.sustainSeconds), rssSamples: rss.stop() };
+  });
+  const single = await onFreshService((svc) => maxRate(ingest(svc.url, 1), CONNECTIONS, PLAN.loadSeconds));
+  const batchedHalf = await onFreshService((svc) => atRate(ingest(svc.url, BATCH), batched.okPerSecond / 2, PLAN.loadSeconds));
+  const singleHalf = await onFreshService((svc) => atRate(ingest(svc.url, 1), single.okPerSecond / 2, PLAN.loadSeconds));
+
+  const batchedEvents = batched.okPerSecond * BATCH;
+  row(`Ingest, batched: ${BATCH} events/request, ${CONNECTIONS} connections (events/s)`, rate(batchedEvents), `${rate(raw.rowsPerSecond)} raw engine, 5,000-row inserts`, (batchedEvents / raw.rowsPerSecond).toFixed(2), '≥ 0.50');
+  row(`Ingest, single events, ${CONNECTIONS} connections (requests/s)`, rate(single.okPerSecond), `${rate(bareSingle.okPerSecond)} bare Bun server`, (single.okPerSecond / bareSingle.okPerSecond).toFixed(2), '≥ 0.20');
+  row(
+    `Ingest, single events, against what the engine can commit (requests/s)`,
+    rate(single.okPerSecond),
+    `${rate(rawSmall.rowsPerSecond)} raw engine, ${CONNECTIONS / 2}-row inserts, 2 at a time`,
+    (single.okPerSecond / rawSmall.rowsPerSecond).toFixed(2),
+    '(the ceiling while each 201 waits for its commit)',
+  );
+  row('POST /events latency, batched, at the maximum rate', latency(batched));
+  row(`POST /events latency, batched, at half (${rate(batched.okPerSecond / 2)})`, latency(batchedHalf));
+  row('POST /events latency, single, at the maximum rate', latency(single));
+  row(`POST /events latency, single, at half (${rate(single.okPerSecond / 2)})`, latency(singleHalf));
+  // RSS rises while the engine's caches fill, then saws up and down with garbage collection and
+  // merges: the trend over the second half (least squares, one sample a second) says whether it grows.
+  const lastHalf = rssSamples.slice(Math.floor(rssSamples.length / 2));
+  const trend = slope(lastHalf) * lastHalf.length;
+  row(
+    `Memory: RSS during ${PLAN.sustainSeconds} s of batched ingest at the maximum rate`,
+    `peak ${mib(Math.max(...rssSamples))}; over the last ${lastHalf.length} s: median ${mib(median(lastHalf))}, trend ${trend >= 0 ? '+' : '−'}${mib(Math.abs(trend))}`,
+    '',
+    '',
+    '< 1 GiB, flat',
+  );
+
+  // Reads: workspaces of each size, filled by the engine itself while the service is stopped.
+  console.error('reads: generating data');
+  let svc: Running = await startService(dataDir, await freePort());
+  const spaces: Array<{ size: number; database: string; key: string }> = [];
+  for (const size of PLAN.sizes) {
+    const database = `bench_${size}`;
+    const res = await fetch(`${svc.url}/workspaces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.private}` },
+      body: JSON.stringify({ name: database, databaseName: database }),
+    });
+    spaces.push({ size, database, key: ((await res.json()) as { privateApiKey: string }).privateApiKey });
+  }
+  await svc.stop();
+  for (const s of spaces) await runScript('bench/data/generate.ts', [dataDir, s.database, String(s.size)]);
+  svc = await startService(dataDir, await freePort());
+
+  const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+  async function timed(fn: () => Promise<Response>): Promise<{ p50: number; p95: number }> {
+    const times: number[] = [];
+    for (let i = -2; i < PLAN.iterations; i++) {
+      const t0 = performance.now();
+      const res = await fn();
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${res.status}: ${text.slice(0, 300)}`);
+      if (i >= 0) times.push(performance.now() - t0);
+    }
+    return { p50: median(times), p95: percentile(times, 0.95) };
+  }
+  const sql = async (key: string, statement: string) =>
+    ((await (await fetch(`${svc.url}/queries`, { method: 'POST', headers: auth(key), body: JSON.stringify({ queries: [statement] }) })).json()) as any).results[0].results;
+
+  const engineCases: Array<{ name: string; database: string; statements: Array<{ sql: string; params: Record<string, unknown> }> }> = [];
+  const serviceTimes: Record<string, { p50: number; p95: number }> = {};
+  const today = new Date().toISOString().slice(0, 10);
+  const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+  const last = spaces[spaces.length - 1]!;
+  for (const s of spaces) {
+    const [sample] = await sql(s.key, "SELECT toString(uuid) AS uuid, userId FROM events WHERE userId != '' ORDER BY cityHash64(uuid) LIMIT 1");
+    const label = s.size >= 1_000_000 ? `${s.size / 1_000_000}M` : `${s.size / 1000}k`;
+    const listings: Array<[string, Record<string, string>]> = [
+      ['lookup by uuid', { uuid: sample.uuid }],
+      ['filter by userId', { userId: sample.userId }],
+      ['filter by event and a 7-day range', { event: 'purchase', startDate: weekAgo, endDate: today }],
+      ['default listing (1,000 newest and the total)', {}],
+    ];
+    for (const [what, query] of listings) {
+      const name = `GET /events on ${label} events: ${what}`;
+      serviceTimes[name] = await timed(() => fetch(`${svc.url}/events?${new URLSearchParams(query)}`, { headers: auth(s.key) }));
+      const statements = listingStatements(s.database, query as ListEventsQuery);
+      engineCases.push({ name, database: s.database, statements: [statements.rows, statements.count] });
+    }
+  }
+  const statements: Array<[string, string]> = [
+    ['column filter', `SELECT uuid, event, timestamp FROM events WHERE userId = 'user_4242' ORDER BY timestamp DESC LIMIT 100`],
+    ['JSONExtract comparison', `SELECT count() AS n FROM events WHERE event = 'purchase' AND JSONExtract(properties, 'amount', 'Float64') > 250`],
+    [
+      'LEFT JOIN with identify rows on userId',
+      `SELECT e.event, JSONExtractString(i.traits, 'plan') AS plan, count() AS n FROM events AS e
+       LEFT JOIN (SELECT userId, any(traits) AS traits FROM events WHERE type = 'identify' GROUP BY userId) AS i ON e.userId = i.userId
+       WHERE e.type = 'track' AND e.timestamp >= now() - INTERVAL 7 DAY GROUP BY e.event, plan ORDER BY n DESC LIMIT 20`,
+    ],
+    ['daily active users, 30 days', `SELECT toDate(timestamp) AS day, uniqExact(userId) AS users FROM events WHERE timestamp >= now() - INTERVAL 30 DAY GROUP BY day ORDER BY day`],
+  ];
+  const lastLabel = last.size >= 1_000_000 ? `${last.size / 1_000_000}M` : `${last.size / 1000}k`;
+  for (const [what, statement] of statements) {
+    const name = `POST /queries on ${lastLabel} events: ${what}`;
+    serviceTimes[name] = await timed(() => fetch(`${svc.url}/queries`, { method: 'POST', headers: auth(last.key), body: JSON.stringify({ queries: [statement] }) }));
+    engineCases.push({ name, database: last.database, statements: [{ sql: statement, params: {} }] });
+  }
+  await svc.stop();
+
+  console.error('reads: the engine alone');
+  const specPath = join(workDir, 'engine-spec.json');
+  writeFileSync(specPath, JSON.stringify({ iterations: PLAN.iterations, diskDatabase: last.database, cases: engineCases }));
+  const engine = await runScript<{ results: Record<string, { p50: number; p95: number }>; bytesPerEvent: number }>('bench/baselines/engine-reads.ts', [dataDir, specPath]);
+  for (const [name, service] of Object.entries(serviceTimes)) {
+    const alone = engine.results[name]!;
+    const allowed = alone.p50 * 1.25 + 2;
+    row(
+      `${name} (p50, p95)`,
+      `${ms(service.p50)}, ${ms(service.p95)}`,
+      `${ms(alone.p50)}, ${ms(alone.p95)} engine alone`,
+      `+${ms(service.p50 - alone.p50)} (${(service.p50 / alone.p50).toFixed(2)}×)`,
+      `p50 ≤ ${ms(allowed)} ${service.p50 <= allowed ? '✓' : '✗'}`,
+    );
+  }
+  row(`Disk: bytes per stored event (${last.size.toLocaleString('en-US')} events of the mix)`, `${engine.bytesPerEvent.toFixed(1)} B`);
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+const cpu = cpus();
+console.log(`Benchmark of ${new Date().toISOString().slice(0, 10)} on ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load from ${generator}; ${Math.round((Date.now() - started) / 1000)} s${smoke ? '; SMOKE RUN, figures meaningless' : ''}\n`);
+console.log('| Measure | Service | Baseline (same run) | Ratio / overhead | Target |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
