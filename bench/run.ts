@@ -3,20 +3,24 @@
  * machine, and prints one table (Markdown). `--smoke` runs every step briefly on little data, so
  * CI keeps the scripts working; its figures mean nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { buildConfig, readEnvFile } from '../src/config';
 import { listingStatements } from '../src/events/list-events';
 import type { ListEventsQuery } from '../src/events/model';
+import { silentLogger } from '../src/log';
+import { startService as startServiceHere } from '../src/service';
 import { eventsBody } from './lib/event-mix';
 import { atRate, generator, maxRate, type LoadRequest, type LoadResult } from './lib/load';
-import { KEYS, runScript, sampleRss, startBareServer, startService, type Running } from './lib/processes';
+import { KEYS, ROOT, runScript, sampleRss, startBareServer, startService, type Running } from './lib/processes';
 import { median, mib, ms, percentile, rate, slope } from './lib/stats';
 
 const smoke = process.argv.includes('--smoke');
 const PLAN = smoke
   ? { loadSeconds: 2, sustainSeconds: 4, warmSeconds: 1, sizes: [10_000, 20_000], iterations: 5 }
-  : { loadSeconds: 15, sustainSeconds: 60, warmSeconds: 5, sizes: [1_000_000, 10_000_000], iterations: 40 };
+  : // 30 s of warm-up: the engine's caches fill during the first ~40 s of ingest.
+    { loadSeconds: 15, sustainSeconds: 60, warmSeconds: 30, sizes: [1_000_000, 10_000_000], iterations: 60 };
 const CONNECTIONS = 64;
 const BATCH = 100;
 
@@ -105,57 +109,87 @@ try {
 
   // Reads: workspaces of each size, filled by the engine itself while the service is stopped.
   console.error('reads: generating data');
-  let svc: Running = await startService(dataDir, await freePort());
+  const creator = await startService(dataDir, await freePort());
   const spaces: Array<{ size: number; database: string; key: string }> = [];
   for (const size of PLAN.sizes) {
     const database = `bench_${size}`;
-    const res = await fetch(`${svc.url}/workspaces`, {
+    const res = await fetch(`${creator.url}/workspaces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.private}` },
       body: JSON.stringify({ name: database, databaseName: database }),
     });
     spaces.push({ size, database, key: ((await res.json()) as { privateApiKey: string }).privateApiKey });
   }
-  await svc.stop();
+  await creator.stop();
   for (const s of spaces) await runScript('bench/data/generate.ts', [dataDir, s.database, String(s.size)]);
-  svc = await startService(dataDir, await freePort());
 
+  // The service now runs in this process, still answering over HTTP, so that each request can be
+  // timed beside the very engine calls it makes, alternately, on the same engine and caches.
+  console.error('reads: the service and the engine alone, alternately');
+  const config = buildConfig(readEnvFile(join(ROOT, '.env.defaults')), {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PUBLIC_API_KEYS: KEYS.public,
+    PRIVATE_API_KEYS: KEYS.private,
+  });
+  const svc = await startServiceHere(config, silentLogger);
+  const sandbox = svc.storage.openSandbox({
+    timeoutMs: config.queryTimeoutMs,
+    maxResultRows: config.queryMaxResultRows,
+    maxResultBytes: config.queryMaxResultBytes,
+    maxMemoryBytes: config.queryMaxMemoryBytes,
+  });
   const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
-  async function timed(fn: () => Promise<Response>): Promise<{ p50: number; p95: number }> {
-    const times: number[] = [];
+  async function compare(name: string, request: () => Promise<Response>, engineAlone: () => Promise<unknown>) {
+    const service: number[] = [];
+    const alone: number[] = [];
     for (let i = -2; i < PLAN.iterations; i++) {
-      const t0 = performance.now();
-      const res = await fn();
+      let t0 = performance.now();
+      const res = await request();
       const text = await res.text();
-      if (!res.ok) throw new Error(`${res.status}: ${text.slice(0, 300)}`);
-      if (i >= 0) times.push(performance.now() - t0);
+      if (!res.ok) throw new Error(`${name}: ${res.status}: ${text.slice(0, 300)}`);
+      if (i >= 0) service.push(performance.now() - t0);
+      t0 = performance.now();
+      await engineAlone();
+      if (i >= 0) alone.push(performance.now() - t0);
     }
-    return { p50: median(times), p95: percentile(times, 0.95) };
+    const [s, e] = [median(service), median(alone)];
+    const allowed = e * 1.25 + 2;
+    row(
+      `${name} (p50, p95)`,
+      `${ms(s)}, ${ms(percentile(service, 0.95))}`,
+      `${ms(e)}, ${ms(percentile(alone, 0.95))} engine alone`,
+      `${s >= e ? '+' : '−'}${ms(Math.abs(s - e))} (${(s / e).toFixed(2)}×)`,
+      `p50 ≤ ${ms(allowed)} ${s <= allowed ? '✓' : '✗'}`,
+    );
   }
-  const sql = async (key: string, statement: string) =>
-    ((await (await fetch(`${svc.url}/queries`, { method: 'POST', headers: auth(key), body: JSON.stringify({ queries: [statement] }) })).json()) as any).results[0].results;
-
-  const engineCases: Array<{ name: string; database: string; statements: Array<{ sql: string; params: Record<string, unknown> }> }> = [];
-  const serviceTimes: Record<string, { p50: number; p95: number }> = {};
+  const sample = async (database: string) =>
+    JSON.parse(
+      (await sandbox.run(database, "SELECT toString(uuid) AS uuid, userId FROM events WHERE userId != '' ORDER BY cityHash64(uuid) LIMIT 1")).trim(),
+    ) as { uuid: string; userId: string };
+  const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`);
   const today = new Date().toISOString().slice(0, 10);
   const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
-  const last = spaces[spaces.length - 1]!;
   for (const s of spaces) {
-    const [sample] = await sql(s.key, "SELECT toString(uuid) AS uuid, userId FROM events WHERE userId != '' ORDER BY cityHash64(uuid) LIMIT 1");
-    const label = s.size >= 1_000_000 ? `${s.size / 1_000_000}M` : `${s.size / 1000}k`;
+    const { uuid, userId } = await sample(s.database);
     const listings: Array<[string, Record<string, string>]> = [
-      ['lookup by uuid', { uuid: sample.uuid }],
-      ['filter by userId', { userId: sample.userId }],
+      ['lookup by uuid', { uuid }],
+      ['filter by userId', { userId }],
       ['filter by event and a 7-day range', { event: 'purchase', startDate: weekAgo, endDate: today }],
       ['default listing (1,000 newest and the total)', {}],
     ];
     for (const [what, query] of listings) {
-      const name = `GET /events on ${label} events: ${what}`;
-      serviceTimes[name] = await timed(() => fetch(`${svc.url}/events?${new URLSearchParams(query)}`, { headers: auth(s.key) }));
-      const statements = listingStatements(s.database, query as ListEventsQuery);
-      engineCases.push({ name, database: s.database, statements: [statements.rows, statements.count] });
+      // The engine alone: the two statements GET /events runs, as it runs them.
+      const { rows, count } = listingStatements(s.database, query as ListEventsQuery);
+      await compare(
+        `GET /events on ${label(s.size)} events: ${what}`,
+        () => fetch(`${svc.url}/events?${new URLSearchParams(query)}`, { headers: auth(s.key) }),
+        () => Promise.all([svc.storage.queryLines(rows.sql, rows.params), svc.storage.query(count.sql, count.params)]),
+      );
     }
   }
+  const last = spaces[spaces.length - 1]!;
   const statements: Array<[string, string]> = [
     ['column filter', `SELECT uuid, event, timestamp FROM events WHERE userId = 'user_4242' ORDER BY timestamp DESC LIMIT 100`],
     ['JSONExtract comparison', `SELECT count() AS n FROM events WHERE event = 'purchase' AND JSONExtract(properties, 'amount', 'Float64') > 250`],
@@ -167,30 +201,21 @@ try {
     ],
     ['daily active users, 30 days', `SELECT toDate(timestamp) AS day, uniqExact(userId) AS users FROM events WHERE timestamp >= now() - INTERVAL 30 DAY GROUP BY day ORDER BY day`],
   ];
-  const lastLabel = last.size >= 1_000_000 ? `${last.size / 1_000_000}M` : `${last.size / 1000}k`;
   for (const [what, statement] of statements) {
-    const name = `POST /queries on ${lastLabel} events: ${what}`;
-    serviceTimes[name] = await timed(() => fetch(`${svc.url}/queries`, { method: 'POST', headers: auth(last.key), body: JSON.stringify({ queries: [statement] }) }));
-    engineCases.push({ name, database: last.database, statements: [{ sql: statement, params: {} }] });
-  }
-  await svc.stop();
-
-  console.error('reads: the engine alone');
-  const specPath = join(workDir, 'engine-spec.json');
-  writeFileSync(specPath, JSON.stringify({ iterations: PLAN.iterations, diskDatabase: last.database, cases: engineCases }));
-  const engine = await runScript<{ results: Record<string, { p50: number; p95: number }>; bytesPerEvent: number }>('bench/baselines/engine-reads.ts', [dataDir, specPath]);
-  for (const [name, service] of Object.entries(serviceTimes)) {
-    const alone = engine.results[name]!;
-    const allowed = alone.p50 * 1.25 + 2;
-    row(
-      `${name} (p50, p95)`,
-      `${ms(service.p50)}, ${ms(service.p95)}`,
-      `${ms(alone.p50)}, ${ms(alone.p95)} engine alone`,
-      `+${ms(service.p50 - alone.p50)} (${(service.p50 / alone.p50).toFixed(2)}×)`,
-      `p50 ≤ ${ms(allowed)} ${service.p50 <= allowed ? '✓' : '✗'}`,
+    // The engine alone: the statement on a sandbox of the same settings, without the guard.
+    await compare(
+      `POST /queries on ${label(last.size)} events: ${what}`,
+      () => fetch(`${svc.url}/queries`, { method: 'POST', headers: auth(last.key), body: JSON.stringify({ queries: [statement] }) }),
+      () => sandbox.run(last.database, statement),
     );
   }
-  row(`Disk: bytes per stored event (${last.size.toLocaleString('en-US')} events of the mix)`, `${engine.bytesPerEvent.toFixed(1)} B`);
+  const [disk] = await svc.storage.query(
+    "SELECT sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts WHERE database = {db:String} AND table = 'events' AND active",
+    { db: last.database },
+  );
+  row(`Disk: bytes per stored event (${last.size.toLocaleString('en-US')} events of the mix)`, `${(Number(disk!.bytes) / Number(disk!.rows)).toFixed(1)} B`);
+  await sandbox.close();
+  await svc.stop();
 } finally {
   rmSync(workDir, { recursive: true, force: true });
 }
