@@ -92,6 +92,7 @@ const SPEC = {
   maxBodyBytes: ['MAX_BODY_BYTES', int(1024, 512 * 1024 * 1024)],
   maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
   maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],
+  requestBodyTimeoutMs: ['REQUEST_BODY_TIMEOUT_MS', int(100, 600_000)],
   ingestFlushRows: ['INGEST_FLUSH_ROWS', int(1, 1_000_000)],
   ingestInsertIntervalMs: ['INGEST_INSERT_INTERVAL_MS', int(0, 10_000)],
   ingestWriters: ['INGEST_WRITERS', int(1, 16)],

@@ -10,6 +10,10 @@ const OBJECT_FILTER = /^(properties|traits|context)\.(.+)$/;
 const KNOWN = new Set<string>([...EQUALITY_FILTERS, 'startDate', 'endDate', 'limit', 'offset', 'orderByField', 'orderByDirection']);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MICROS_PER_DAY = 86_400_000_000n;
+/** Most `properties.<key>`-style filters in one listing: each is a condition in the statement. */
+const MAX_OBJECT_FILTERS = 20;
+/** Unknown parameters named one by one in a refusal, at most. */
+const MAX_LISTED_UNKNOWN = 20;
 
 /** The WHERE clause and its bound parameters for a listing; every value is a parameter. */
 function whereClause(query: Record<string, string | undefined>): { where: string; params: Params } {
@@ -51,13 +55,18 @@ function whereClause(query: Record<string, string | undefined>): { where: string
     n++;
   }
   if (unknown.length > 0) {
+    const listed = unknown.slice(0, MAX_LISTED_UNKNOWN);
+    const more = unknown.length - listed.length;
     throw invalidInput(
-      `unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
-      unknown.map((parameter) => ({
+      `unknown query parameter${unknown.length > 1 ? 's' : ''}: ${listed.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+      listed.map((parameter) => ({
         parameter,
         detail: `is not a filter; use one of ${[...KNOWN].join(', ')}, or properties.<key>, traits.<key>, context.<key>`,
       })),
     );
+  }
+  if (n > MAX_OBJECT_FILTERS) {
+    throw invalidInput(`${n} properties/traits/context filters; at most ${MAX_OBJECT_FILTERS} may be combined`, []);
   }
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }

@@ -13,6 +13,7 @@ import { requestLog } from './request-log';
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
   maxBodyBytes: number;
+  requestBodyTimeoutMs: number;
   webhooks: WebhookSupervisor;
 }
 
@@ -22,7 +23,7 @@ export function createApp(deps: AppDeps) {
   return new Elysia({ normalize: false })
     .use(requestLog(deps.log))
     .use(errorMapper(deps.log))
-    .use(jsonBody(deps.maxBodyBytes))
+    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
     .use(queryRoutes(deps))

@@ -37,6 +37,8 @@ function validationErrors(error: ValidationError): ProblemError[] {
 
 function toProblem(code: string | number, error: unknown, log: Logger, request: Request): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  // Elysia wraps what a parse hook throws (our body reader's 400, 408, 413) in its ParseError.
+  if (code === 'PARSE' && (error as Error).cause instanceof HttpProblem) return (error as Error).cause as HttpProblem;
   if (error instanceof ValidationError) {
     const errors = validationErrors(error);
     const where = error.type === 'query' ? 'query parameters' : 'request body';

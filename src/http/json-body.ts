@@ -10,21 +10,86 @@ export class RawBody {
   ) {}
 }
 
+export interface BodyLimits {
+  maxBytes: number;
+  /** The whole body must arrive within this long, or the request gets 408 and its connection closes. */
+  timeoutMs: number;
+}
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
- * Reads request bodies as text within `maxBytes` (413 beyond it), leaving the decoding to
- * `decodeBody`, which the auth macro calls once the key has been checked.
+ * The deepest nesting of objects and arrays a body may have. Deeper JSON parses, but then
+ * cannot be serialized again (JavaScript's stack) or inserted (the engine's own limit), and an
+ * event that fails an insert would fail the events of the other requests sharing it.
  */
-export function jsonBody(maxBytes: number) {
+const MAX_JSON_DEPTH = 64;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether `text` (JSON) nests objects and arrays deeper than `max`, brackets in strings aside. */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** The body's bytes within `timeoutMs`; a body that trickles in (a slow client) gets 408. */
+async function readWithin(request: Request, timeoutMs: number): Promise<ArrayBuffer> {
+  const reading = request.arrayBuffer();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new HttpProblem(408, 'Request Timeout', `the body did not arrive within ${timeoutMs} ms`, { headers: { connection: 'close' } }),
+        ),
+      timeoutMs,
+    );
+  });
+  // The client may go away after the deadline: that rejection has no one left to hear it.
+  reading.catch(() => {});
+  try {
+    return await Promise.race([reading, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Reads request bodies as text within the limits (413 beyond the size, 408 beyond the time),
+ * leaving the decoding to `decodeBody`, which the auth macro calls once the key has been checked.
+ */
+export function jsonBody(limits: BodyLimits) {
   return new Elysia({ name: 'json-body' })
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > maxBytes) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${maxBytes}`);
+      if (length > limits.maxBytes) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
     })
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      const text = await request.text();
-      if (Buffer.byteLength(text) > maxBytes) throw payloadTooLarge(`the request body is over the limit of ${maxBytes} bytes`);
+      const bytes = await readWithin(request, limits.timeoutMs);
+      if (bytes.byteLength > limits.maxBytes) throw payloadTooLarge(`the request body is over the limit of ${limits.maxBytes} bytes`);
+      const declared = request.headers.get('content-length');
+      if (declared !== null && Number(declared) !== bytes.byteLength) {
+        // The client went away mid-body; a prefix that happens to parse must not be taken.
+        throw invalidInput(`the body ended after ${bytes.byteLength} of the ${declared} bytes its Content-Length announced`, []);
+      }
+      let text: string;
+      try {
+        text = strictUtf8.decode(bytes);
+      } catch {
+        throw invalidInput('the body is not valid UTF-8', [{ pointer: '', detail: 'invalid UTF-8' }]);
+      }
       return new RawBody(contentType ?? '', text);
     });
 }
@@ -40,6 +105,9 @@ export function decodeBody(body: unknown): unknown {
       'Unsupported Media Type',
       body.contentType ? `the body must be application/json, not ${body.contentType}` : 'the body must be application/json (no Content-Type was sent)',
     );
+  }
+  if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {
+    throw invalidInput(`the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`, [{ pointer: '', detail: 'nested too deeply' }]);
   }
   try {
     return parseJsonLossless(body.text);
