@@ -11,13 +11,14 @@ export function requestLog(log: Logger) {
       started.set(request, { id, at: performance.now() });
       set.headers['x-request-id'] = id;
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
       const start = started.get(request);
       log.info('request', {
         requestId: start?.id,
         method: request.method,
         path: new URL(request.url).pathname,
-        status: set.status,
+        // A handler that returns a Response sets its status there, not in `set`.
+        status: responseValue instanceof Response ? responseValue.status : set.status,
         ms: start ? Math.round((performance.now() - start.at) * 10) / 10 : undefined,
       });
     });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { buildConfig, readEnvFile, type Config } from '../../src/config';
-import { createLogger, silentLogger } from '../../src/log';
+import { createLogger, silentLogger, type Logger } from '../../src/log';
 import { startService, type Service } from '../../src/service';
 import type { Storage } from '../../src/storage/storage';
 import { ENGINE_DIR, uniqueName } from './engine-dir';
@@ -22,7 +22,7 @@ export interface TestService extends Service {
  * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`; a
  * second service given the first one's `settings` shares its workspaces, as a restart would.
  */
-export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage): Promise<TestService> {
+export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage, log?: Logger): Promise<TestService> {
   const publicKey = overrides.PUBLIC_API_KEYS ?? `pk_${uniqueName('test')}`;
   const privateKey = overrides.PRIVATE_API_KEYS ?? `sk_${uniqueName('test')}`;
   const settings = {
@@ -36,7 +36,7 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     ...overrides,
   };
   const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
-  const service = await startService(config, process.env.TEST_LOG ? createLogger('debug') : silentLogger, storage);
+  const service = await startService(config, log ?? (process.env.TEST_LOG ? createLogger('debug') : silentLogger), storage);
   const request: TestService['request'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
