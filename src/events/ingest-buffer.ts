@@ -26,7 +26,11 @@ export interface IngestBufferOptions {
   insertIntervalMs: number;
   /** Inserts in flight at once, each on a session of its own. */
   writers: number;
-  /** Rows waiting or being inserted, at most; beyond it submissions are refused. */
+  /**
+   * Rows waiting or being inserted, at most. A submission that does not fit is refused, and so
+   * is every later one until the queue has drained to half: refusing is then cheap (before the
+   * body is decoded) and the queue does not hover at full, refusing most requests after work.
+   */
   maxQueuedRows: number;
   /**
    * Told of each committed insert, with its events in acceptance order, right after the promises
@@ -89,6 +93,7 @@ export class IngestBuffer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private lastHandOver = -Infinity;
   private closing = false;
+  private shedding = false;
   private nextSeq = 0;
   private nextAnnounced = 0;
   /** Running average of how long an insert takes, in ms. */
@@ -122,11 +127,22 @@ export class IngestBuffer {
     return undefined;
   }
 
+  /** Throws when submissions are being refused (shutdown, or a full queue not yet drained to half). */
+  admit(): void {
+    if (this.closing) throw new IngestClosedError('the service is shutting down');
+    if (this.shedding) throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting)`);
+  }
+
   /** Stores `events` in `database.events`; resolves once they are committed. */
   submit(database: string, events: readonly AcceptedEvent[]): Promise<void> {
-    if (this.closing) return Promise.reject(new IngestClosedError('the service is shutting down'));
-    if (this.queuedRows + events.length > this.options.maxQueuedRows) {
-      return Promise.reject(new IngestOverloadedError(`ingest queue is full (${this.queuedRows} events waiting)`));
+    try {
+      this.admit();
+      if (this.queuedRows + events.length > this.options.maxQueuedRows) {
+        this.shedding = true;
+        this.admit();
+      }
+    } catch (err) {
+      return Promise.reject(err);
     }
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ database, events, resolve, reject });
@@ -193,7 +209,7 @@ export class IngestBuffer {
       () => this.settle(batch),
       (err) => {
         for (const s of submissions) s.reject(err);
-        this.queuedRows -= rows;
+        this.release(rows);
         this.settle(batch);
       },
     );
@@ -223,9 +239,15 @@ export class IngestBuffer {
         const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
         for (const s of group) s.reject(unavailable);
       } finally {
-        this.queuedRows -= rows.length;
+        this.release(rows.length);
       }
     }
+  }
+
+  /** `rows` have left the queue (committed or failed). */
+  private release(rows: number): void {
+    this.queuedRows -= rows;
+    if (this.shedding && this.queuedRows <= this.options.maxQueuedRows / 2) this.shedding = false;
   }
 
   /** A batch is done: announce it, and any newer ones it held back, in acceptance order. */

@@ -48,6 +48,8 @@ export function eventRoutes(deps: EventRoutesDeps) {
         return json(`{"results":[${accepted.map((a) => a.json).join(',')}],"limit":${n},"offset":0,"total":${n}}`, 201);
       },
       {
+        // Runs before the key check and the decoding: shedding must cost next to nothing.
+        transform: () => deps.buffer.admit(),
         scope: 'ingest',
         body: createEventsBody(deps.maxEventsPerRequest),
         response: { 201: EventsPage },

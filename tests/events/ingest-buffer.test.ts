@@ -83,6 +83,21 @@ describe('IngestBuffer', () => {
     await b.close();
   });
 
+  test('once full, the queue refuses even what would fit until it has drained to half', async () => {
+    const b = buffer({ maxQueuedRows: 10 });
+    const first = b.submit(ws, rows(8, 'shed-first'));
+    await expect(b.submit(ws, rows(5, 'shed-over'))).rejects.toBeInstanceOf(IngestOverloadedError);
+    // 2 rows would fit, but the queue is shedding until the 8 rows have left it.
+    expect(() => b.admit()).toThrow(IngestOverloadedError);
+    await expect(b.submit(ws, rows(2, 'shed-fits'))).rejects.toBeInstanceOf(IngestOverloadedError);
+    await first;
+    expect(() => b.admit()).not.toThrow();
+    await b.submit(ws, rows(2, 'shed-after'));
+    expect(await count(storage, 'shed-fits')).toBe(0);
+    expect(await count(storage, 'shed-after')).toBe(2);
+    await b.close();
+  });
+
   test('announces each committed insert with its events in acceptance order, never a failed one', async () => {
     const announced: Array<{ database: string; events: string[] }> = [];
     const b = new IngestBuffer(
