@@ -7,15 +7,17 @@
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 /**
- * A double holds any decimal of up to 15 significant digits exactly. Without a run of 16 digits
- * (a dot may sit among them) no number can lose any, and the faster plain parse is exact.
+ * A double holds any decimal of up to 15 significant digits exactly, and any exponent of up to
+ * two digits without overflow (1e309 would become Infinity, then null) or underflow (1e-400, 0).
+ * Without a run of 16 digits (a dot may sit among them) or a three-digit exponent no number can
+ * change, and the faster plain parse is exact.
  */
-const MAY_LOSE_DIGITS = /(?:\d\.?){16}/;
+const MAY_CHANGE_NUMBERS = /(?:\d\.?){16}|[eE][+-]?\d{3}/;
 
 function keepSource(_key: string, value: unknown, context?: { source?: string }): unknown {
   return typeof value === 'number' && context?.source !== undefined && String(value) !== context.source ? rawJSON(context.source) : value;
 }
 
 export function parseJsonLossless(text: string): unknown {
-  return MAY_LOSE_DIGITS.test(text) ? JSON.parse(text, keepSource) : JSON.parse(text);
+  return MAY_CHANGE_NUMBERS.test(text) ? JSON.parse(text, keepSource) : JSON.parse(text);
 }

@@ -44,7 +44,7 @@ describe('POST /events accepts', () => {
     expect(res.body.results[0].messageId).toBeUndefined();
   });
 
-  test('numbers exactly as sent, beyond what a JavaScript number holds, in the 201 and in GET /events', async () => {
+  test('numbers exactly as sent, beyond what a JavaScript number holds (digits, range), in the 201 and in GET /events', async () => {
     const body = '{"events":[{"type":"track","event":"exact","properties":{"id":18446744073709551615,"d":0.12345678901234567890,"x":1.0}}]}';
     const res = await svc.request('POST', '/events', { key: svc.publicKey, body });
     expect(res.status).toBe(201);
@@ -52,6 +52,11 @@ describe('POST /events accepts', () => {
     expect(await res.text()).toContain(exact);
     const listed = await svc.request('GET', '/events?event=exact', { key: svc.privateKey });
     expect(await listed.text()).toContain(exact);
+    // Beyond a double's range: not Infinity (then null) or 0, but the number as written.
+    const range = '"properties":{"big":1e309,"tiny":-1E-400}';
+    const ranged = await svc.request('POST', '/events', { key: svc.publicKey, body: `{"events":[{"type":"track","event":"exact-range",${range}}]}` });
+    expect(await ranged.text()).toContain(range);
+    expect(await (await svc.request('GET', '/events?event=exact-range', { key: svc.privateKey })).text()).toContain(range);
   });
 
   test('timestamps before 1970 are stored and read back exactly', async () => {
