@@ -1,6 +1,6 @@
 import { Actor } from '../actors/actor';
 import type { Logger } from '../log';
-import { StorageUnavailableError, type Storage } from '../storage/storage';
+import { StorageOutcomeUnknownError, StorageUnavailableError, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
 import { parseIsoDateTime, type Micros } from './timestamps';
@@ -8,6 +8,15 @@ import { parseIsoDateTime, type Micros } from './timestamps';
 /** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
 export class IngestOverloadedError extends Error {
   override readonly name = 'IngestOverloadedError';
+}
+
+/**
+ * Storage did not confirm an insert (timed out, connection lost): its events may be stored or
+ * not. The buffer repeats the insert (deduplicated) until it knows, but the requests in it have
+ * been answered by then.
+ */
+export class IngestOutcomeUnknownError extends StorageUnavailableError {
+  override readonly name = 'IngestOutcomeUnknownError';
 }
 
 /** The buffer is closing for shutdown and accepts nothing new. */
@@ -56,6 +65,10 @@ interface Batch {
   oldest: Micros;
   /** When its writer began inserting it. */
   startedAt?: number;
+  /** Its writer is done with it (it may still wait for inserts of unknown outcome to be settled). */
+  written?: boolean;
+  /** Inserts of unknown outcome being repeated until they are known. */
+  repeating: Array<Promise<void>>;
   /** What committed, per database, to be announced once every older batch has settled. */
   committed: Array<{ database: string; events: Event[] }>;
 }
@@ -70,6 +83,9 @@ const WRITER_MAILBOX = 1;
 const OVERLAP_MAX_ROWS = 500;
 /** Weight of the latest insert in the running average of insert times. */
 const INSERT_TIME_WEIGHT = 0.2;
+/** Waits before repeating an insert of unknown outcome: doubling from the first to the most. */
+const REPEAT_FIRST_MS = 250;
+const REPEAT_MAX_MS = 10_000;
 
 /**
  * Group commit for `POST /events`. Requests submit their rows and wait; submissions are gathered
@@ -103,6 +119,8 @@ export class IngestBuffer {
   /** Settled, waiting for an older batch before they are announced. */
   private readonly settled = new Map<number, Batch>();
   private readonly writers: Actor<Batch>[];
+  /** Resolved by close(): wakes repeats of unknown inserts from their waits. */
+  private readonly closed = Promise.withResolvers<void>();
 
   constructor(
     private readonly storage: Storage,
@@ -152,12 +170,17 @@ export class IngestBuffer {
     });
   }
 
-  /** Refuses new submissions and resolves once everything accepted is committed or failed. */
+  /**
+   * Refuses new submissions and resolves once everything accepted is committed or failed. An
+   * insert of unknown outcome gets one more attempt; if that fails too, it is logged as unknown.
+   */
   async close(): Promise<void> {
     this.closing = true;
+    this.closed.resolve();
     this.pump();
-    // Each settled batch pumps the next, so waiting for every writer to idle drains everything.
+    // Each written batch pumps the next, so waiting for every writer to idle drains everything.
     while (this.pending.length > 0 || this.writers.some((w) => !w.idle)) await Promise.all(this.writers.map((w) => w.whenIdle()));
+    await Promise.all([...this.inFlight.values()].flatMap((b) => b.repeating));
     await Promise.all(this.writers.map((w) => w.stop()));
   }
 
@@ -174,7 +197,7 @@ export class IngestBuffer {
     const writer = this.writers.find((w) => w.idle);
     if (!writer) return;
     let wait = this.lastHandOver + this.options.insertIntervalMs - performance.now();
-    const running = [...this.inFlight.values()].filter((b) => b.startedAt !== undefined);
+    const running = [...this.inFlight.values()].filter((b) => b.startedAt !== undefined && !b.written);
     if (running.length > 0) {
       if (this.pendingRows > OVERLAP_MAX_ROWS) return;
       // Staggered: the overlapping insert starts halfway through the running one, so each
@@ -203,10 +226,15 @@ export class IngestBuffer {
     const submissions = this.pending.splice(0, take);
     this.pendingRows -= rows;
     const oldest = parseIsoDateTime(submissions[0]!.events[0]!.event.parsedAt)!;
-    const batch: Batch = { seq: this.nextSeq++, submissions, rows, oldest, committed: [] };
+    const batch: Batch = { seq: this.nextSeq++, submissions, rows, oldest, repeating: [], committed: [] };
     this.inFlight.set(batch.seq, batch);
     writer.ask(batch).then(
-      () => this.settle(batch),
+      () => {
+        if (batch.repeating.length === 0) return this.settle(batch);
+        // Still in flight (holding the frontier) until its unknown inserts are known; the writer is free.
+        void Promise.all(batch.repeating).then(() => this.settle(batch));
+        this.pump();
+      },
       (err) => {
         for (const s of submissions) s.reject(err);
         this.release(rows);
@@ -224,23 +252,64 @@ export class IngestBuffer {
       if (group) group.push(s);
       else byDatabase.set(s.database, [s]);
     }
-    for (const [database, group] of byDatabase) {
-      const rows = group.flatMap((s) => s.events.map((e) => e.json));
-      const started = performance.now();
-      try {
-        await this.storage.insert(database, 'events', rows);
-        const ms = performance.now() - started;
-        this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
-        this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
-        for (const s of group) s.resolve();
-        batch.committed.push({ database, events: group.flatMap((s) => s.events.map((e) => e.event)) });
-      } catch (err) {
-        this.log.error('ingest flush failed', { database, rows: rows.length, err });
-        const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
-        for (const s of group) s.reject(unavailable);
-      } finally {
-        this.release(rows.length);
+    try {
+      for (const [database, group] of byDatabase) {
+        const rows = group.flatMap((s) => s.events.map((e) => e.json));
+        const events = group.flatMap((s) => s.events.map((e) => e.event));
+        const token = crypto.randomUUID();
+        const started = performance.now();
+        try {
+          await this.storage.insert(database, 'events', rows, token);
+          const ms = performance.now() - started;
+          this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
+          this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
+          for (const s of group) s.resolve();
+          batch.committed.push({ database, events });
+          this.release(rows.length);
+        } catch (err) {
+          if (err instanceof StorageOutcomeUnknownError) {
+            this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: rows.length, token, err });
+            const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
+            for (const s of group) s.reject(unknown);
+            batch.repeating.push(this.repeatUntilKnown(batch, database, rows, events, token));
+          } else {
+            this.log.error('ingest flush failed', { database, rows: rows.length, err });
+            const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
+            for (const s of group) s.reject(unavailable);
+            this.release(rows.length);
+          }
+        }
       }
+    } finally {
+      batch.written = true;
+    }
+  }
+
+  /**
+   * Repeats an insert whose outcome is unknown, with its deduplication token (so it is stored
+   * once, whether the first attempt took effect or not), until one attempt is answered; the
+   * batch holds the frontier meanwhile, so webhooks wait rather than pass over its events. At
+   * shutdown it makes one last attempt; if that fails, the outcome stays unknown, and is logged.
+   */
+  private async repeatUntilKnown(batch: Batch, database: string, rows: string[], events: Event[], token: string): Promise<void> {
+    const fields = { database, rows: rows.length, token, firstUuid: events[0]?.uuid, lastUuid: events.at(-1)?.uuid };
+    try {
+      for (let delay = REPEAT_FIRST_MS; ; delay = Math.min(2 * delay, REPEAT_MAX_MS)) {
+        if (!this.closing) await Promise.race([this.closed.promise, new Promise((wake) => setTimeout(wake, delay).unref())]);
+        try {
+          await this.storage.insert(database, 'events', rows, token);
+          this.log.warn('unconfirmed insert settled: its events are stored, once', fields);
+          batch.committed.push({ database, events });
+          return;
+        } catch (err) {
+          if (!(err instanceof StorageUnavailableError) || this.closing) {
+            this.log.error('unconfirmed insert abandoned: its events may or may not be stored', { ...fields, err });
+            return;
+          }
+        }
+      }
+    } finally {
+      this.release(rows.length);
     }
   }
 

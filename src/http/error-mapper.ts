@@ -1,9 +1,9 @@
 import { Elysia, ValidationError } from 'elysia';
 import { ActorStoppedError, MailboxFullError } from '../actors/actor';
-import { IngestClosedError, IngestOverloadedError } from '../events/ingest-buffer';
+import { IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError } from '../events/ingest-buffer';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
-import { HttpProblem, invalidInput, notFound, unavailable, type ProblemError } from './problem';
+import { HttpProblem, invalidInput, notFound, OUTCOME_UNKNOWN_TYPE, unavailable, type ProblemError } from './problem';
 
 interface SchemaIssue {
   path: string;
@@ -50,6 +50,7 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
   if (error instanceof IngestClosedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
   if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);
   if (error instanceof ActorStoppedError) return unavailable('the service is shutting down', RETRY_AFTER_SECONDS);
+  if (error instanceof IngestOutcomeUnknownError) return unavailable(error.message, RETRY_AFTER_SECONDS, OUTCOME_UNKNOWN_TYPE);
   if (error instanceof StorageUnavailableError) {
     log.warn('storage unavailable', { err: error });
     return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);

@@ -23,14 +23,14 @@ export class HttpProblem extends Error {
     readonly status: number,
     readonly title: string,
     readonly detail: string,
-    readonly extra: { errors?: ProblemError[]; headers?: Record<string, string> } = {},
+    readonly extra: { errors?: ProblemError[]; headers?: Record<string, string>; type?: string } = {},
   ) {
     super(detail);
   }
 
   toBody(): ProblemBody {
     return {
-      type: 'about:blank',
+      type: this.extra.type ?? 'about:blank',
       title: this.title,
       status: this.status,
       detail: this.detail,
@@ -62,5 +62,11 @@ export const conflict = (detail: string) => new HttpProblem(409, 'Conflict', det
 export const payloadTooLarge = (detail: string, errors?: ProblemError[]) =>
   new HttpProblem(413, 'Payload Too Large', detail, errors ? { errors } : {});
 
-export const unavailable = (detail: string, retryAfterSeconds: number) =>
-  new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
+export const unavailable = (detail: string, retryAfterSeconds: number, type?: string) =>
+  new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) }, type });
+
+/**
+ * The type of a 503 after which the events may be stored after all (storage took the insert
+ * but its answer was lost): unlike other 503s, a resend may store them twice.
+ */
+export const OUTCOME_UNKNOWN_TYPE = 'urn:event-analytics:problem:outcome-unknown';

@@ -131,12 +131,13 @@ export class EmbeddedStorage implements Storage {
     });
   }
 
-  insert(database: string, table: string, lines: readonly string[]): Promise<void> {
+  insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
     // chDB validates the target itself and takes it unquoted; identifierName() still guards it first.
     const target = `${identifierName(database)}.${identifierName(table)}`;
     const body = Buffer.from(lines.join('\n') + '\n');
     return this.run('write', async (s) => {
-      await s.insert({ table: target, format: 'JSONEachRow', values: body, settings: INSERT_SETTINGS });
+      const settings = deduplicationToken === undefined ? INSERT_SETTINGS : { ...INSERT_SETTINGS, insert_deduplication_token: deduplicationToken };
+      await s.insert({ table: target, format: 'JSONEachRow', values: body, settings });
     });
   }
 

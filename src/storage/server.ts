@@ -4,7 +4,9 @@ import {
   identifier,
   identifierName,
   INSERT_SETTINGS,
+  DEDUPLICATION_TOKEN,
   sandboxSettings,
+  StorageOutcomeUnknownError,
   StorageQueryError,
   StorageUnavailableError,
   type Params,
@@ -21,14 +23,20 @@ export interface ServerOptions {
   requestTimeoutMs: number;
 }
 
+/** Transport failures before anything was sent: the statement surely did not run. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 function mapError(err: unknown): Error {
   const e = err as { code?: string; type?: string; message?: string };
   const message = e?.message ?? String(err);
-  // ClickHouseError carries the server's numeric code as a string; anything without one is a
-  // transport failure (refused, reset, timed out) and may pass once the server is back.
+  // ClickHouseError carries the server's numeric code as a string: the server ran the statement
+  // and it failed. Anything else is a transport failure that may pass once the server is back;
+  // unless the connection was refused, the statement may have run (a timeout, a reset, a proxy's
+  // error page).
   const code = e?.code !== undefined && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
-  if (code === undefined) return new StorageUnavailableError(message);
-  return new StorageQueryError(message, code);
+  if (code !== undefined) return new StorageQueryError(message, code);
+  if (e?.code !== undefined && NOT_SENT.has(e.code)) return new StorageUnavailableError(message);
+  return new StorageOutcomeUnknownError(message);
 }
 
 /** A ClickHouse server or cluster over HTTP through `@clickhouse/client`. */
@@ -74,11 +82,14 @@ export class ServerStorage implements Storage {
     }
   }
 
-  async insert(database: string, table: string, lines: readonly string[]): Promise<void> {
+  async insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
+    if (deduplicationToken !== undefined && !DEDUPLICATION_TOKEN.test(deduplicationToken)) throw new Error('not a valid deduplication token');
+    // In the statement rather than a URL setting: the token has been checked above.
+    const settings = deduplicationToken === undefined ? '' : ` SETTINGS insert_deduplication_token = '${deduplicationToken}'`;
     try {
       // The lines are JSONEachRow already: sent as they are after the statement, in one request.
       await this.client.command({
-        query: `INSERT INTO ${identifier(database)}.${identifier(table)} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
+        query: `INSERT INTO ${identifier(database)}.${identifier(table)}${settings} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
         clickhouse_settings: INSERT_SETTINGS,
       });
     } catch (err) {

@@ -72,8 +72,12 @@ export interface Storage {
   queryLines(sql: string, params?: Params, lane?: Lane): Promise<string[]>;
   /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata). */
   command(sql: string, params?: Params): Promise<void>;
-  /** Inserts JSONEachRow lines into `database.table` as one INSERT: one part, all or nothing. */
-  insert(database: string, table: string, lines: readonly string[]): Promise<void>;
+  /**
+   * Inserts JSONEachRow lines into `database.table` as one INSERT: one part, all or nothing.
+   * Repeating an insert with the same `deduplicationToken` stores it once, in a table that keeps
+   * a deduplication window (the events tables do).
+   */
+  insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
   close(): Promise<void>;
@@ -81,8 +85,19 @@ export interface Storage {
 
 /** The engine or server could not do the work; the request may succeed later (503). */
 export class StorageUnavailableError extends Error {
-  override readonly name = 'StorageUnavailableError';
+  override readonly name: string = 'StorageUnavailableError';
 }
+
+/**
+ * The statement was sent but no answer came (timed out, connection lost): it may have taken
+ * effect or not. Repeating an insert with the same deduplication token settles which.
+ */
+export class StorageOutcomeUnknownError extends StorageUnavailableError {
+  override readonly name = 'StorageOutcomeUnknownError';
+}
+
+/** What a deduplication token may look like: it is written into the statement. */
+export const DEDUPLICATION_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The engine refused a statement (syntax, unknown column, limits); carries ClickHouse's code. */
 export class StorageQueryError extends Error {

@@ -2,21 +2,38 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseIsoDateTime } from '../../src/events/timestamps';
 import { MonotonicClock } from '../../src/monotonic-clock';
 import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
-import { IngestBuffer, IngestClosedError, IngestOverloadedError } from '../../src/events/ingest-buffer';
+import { IngestBuffer, IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError } from '../../src/events/ingest-buffer';
 import { silentLogger } from '../../src/log';
 import { EmbeddedStorage } from '../../src/storage/embedded';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { workspaceMigrations } from '../../src/storage/migrations/workspace';
-import type { Storage } from '../../src/storage/storage';
+import { StorageOutcomeUnknownError, type Storage } from '../../src/storage/storage';
 import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
+
+/**
+ * The real engine, losing the answers of its next `loseAnswers` inserts (it runs them, then
+ * fails as a timed-out server would) and refusing every insert while `down` (running none).
+ */
+class UnreliableStorage extends EmbeddedStorage {
+  loseAnswers = 0;
+  down = false;
+  override async insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
+    if (this.down) throw new StorageOutcomeUnknownError('no answer (down)');
+    await super.insert(database, table, lines, deduplicationToken);
+    if (this.loseAnswers > 0) {
+      this.loseAnswers--;
+      throw new StorageOutcomeUnknownError('no answer (lost)');
+    }
+  }
+}
 
 /** The real engine, with a record of the inserts it was asked to run. */
 class RecordingStorage extends EmbeddedStorage {
   readonly inserts: number[] = [];
-  override insert(database: string, table: string, lines: readonly string[]): Promise<void> {
+  override insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
     this.inserts.push(lines.length);
-    return super.insert(database, table, lines);
+    return super.insert(database, table, lines, deduplicationToken);
   }
 }
 
@@ -153,5 +170,35 @@ describe('IngestBuffer', () => {
     await Promise.all(accepted);
     expect(await count(storage, 'closing')).toBe(60);
     await expect(b.submit(ws, rows(1, 'closing'))).rejects.toBeInstanceOf(IngestClosedError);
+  });
+
+  test('an insert whose answer was lost is answered "unknown", repeated until known, stored once, then announced', async () => {
+    const unreliable = new UnreliableStorage(ENGINE_DIR, 1, 1);
+    unreliable.loseAnswers = 2;
+    const announced: string[] = [];
+    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2, onCommitted: (_db, events) => announced.push(...events.map((e) => e.uuid)) }, silentLogger);
+    const sent = rows(4, 'unconfirmed');
+    await expect(b.submit(ws, sent)).rejects.toBeInstanceOf(IngestOutcomeUnknownError);
+    // Until the outcome is known, readers of the table must not pass over these events.
+    expect(b.frontier()).toBe(parseIsoDateTime(sent[0]!.event.parsedAt));
+    await eventually('the repeated insert is answered and announced', async () => announced.length === 4);
+    expect(announced).toEqual(sent.map((a) => a.event.uuid));
+    expect(await count(storage, 'unconfirmed')).toBe(4);
+    expect(b.frontier()).toBeUndefined();
+    await b.submit(ws, rows(1, 'unconfirmed-after'));
+    await b.close();
+    await unreliable.close();
+  });
+
+  test('an insert of unknown outcome while storage stays away: close makes one last attempt and returns', async () => {
+    const unreliable = new UnreliableStorage(ENGINE_DIR, 1, 1);
+    unreliable.down = true;
+    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2 }, silentLogger);
+    await expect(b.submit(ws, rows(2, 'abandoned'))).rejects.toBeInstanceOf(IngestOutcomeUnknownError);
+    expect(b.depth).toBe(2);
+    await b.close();
+    expect(b.depth).toBe(0);
+    expect(await count(storage, 'abandoned')).toBe(0);
+    await unreliable.close();
   });
 });

@@ -61,6 +61,17 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
       }
     });
 
+    test('an insert repeated with its deduplication token is stored once; another token stores again', async () => {
+      const lines = jsonLines([row(crypto.randomUUID(), 'dedup'), row(crypto.randomUUID(), 'dedup')]);
+      const token = crypto.randomUUID();
+      await storage.insert(ws, 'events', lines, token);
+      await storage.insert(ws, 'events', lines, token);
+      const count = async () => Number((await storage.query(`SELECT count() AS c FROM \`${ws}\`.events WHERE userId = 'dedup'`))[0]!.c);
+      expect(await count()).toBe(2);
+      await storage.insert(ws, 'events', lines, crypto.randomUUID());
+      expect(await count()).toBe(4);
+    });
+
     test('an insert with one bad row stores none of its rows', async () => {
       const good = crypto.randomUUID();
       const err = await rejection(storage.insert(ws, 'events', jsonLines([row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }])));

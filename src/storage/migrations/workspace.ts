@@ -38,4 +38,11 @@ export const workspaceMigrations: Migration[] = [
       `ALTER TABLE ${db}.events ${onCluster} ADD INDEX IF NOT EXISTS idx_parsed_at parsedAt TYPE minmax GRANULARITY 1`,
     ],
   },
+  {
+    version: 3,
+    name: 'events_insert_deduplication',
+    // An insert whose answer was lost (timeout, dropped connection) is repeated with the same
+    // token until it is known to be stored; the table remembers the tokens of its last inserts.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.events ${onCluster} MODIFY SETTING non_replicated_deduplication_window = 1000`],
+  },
 ];
