@@ -21,16 +21,29 @@ const PLAIN_WORDING: Record<string, string> = {
   'Expected object': 'must be a JSON object',
 };
 
+/** Most entries listed in one 400. */
+const MAX_ERRORS = 64;
+
+/**
+ * TypeBox's own issues, not Elysia's `error.all`: that one writes each failing value into a
+ * summary, which throws for a number kept exactly (a JSON.rawJSON object has no string form).
+ */
+function schemaIssues(error: ValidationError): Iterable<SchemaIssue> {
+  const validator = error.validator as { Errors?: (value: unknown) => Iterable<SchemaIssue> } | undefined;
+  return validator?.Errors ? validator.Errors(error.value) : (error.all as SchemaIssue[]);
+}
+
 /** One entry per failing field, with the schema's own wording when it has one. */
 function validationErrors(error: ValidationError): ProblemError[] {
   const seen = new Set<string>();
   const out: ProblemError[] = [];
   const inQuery = error.type === 'query';
-  for (const issue of error.all as SchemaIssue[]) {
+  for (const issue of schemaIssues(error)) {
     if (seen.has(issue.path)) continue;
     seen.add(issue.path);
     const detail = PLAIN_WORDING[issue.message] ?? (typeof issue.schema?.error === 'string' ? issue.schema.error : issue.message);
     out.push(inQuery ? { parameter: issue.path.replace(/^\//, ''), detail } : { pointer: issue.path, detail });
+    if (out.length === MAX_ERRORS) break;
   }
   return out;
 }

@@ -27,6 +27,31 @@ const MAX_JSON_DEPTH = 64;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * A `\u` escape of a UTF-16 surrogate. Valid UTF-8 cannot carry a lone surrogate, but such an
+ * escape can, and the engine refuses it (failing every event inserted with it).
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** Most places listed in one 400 about text that is not Unicode. */
+const MAX_ILL_FORMED = 20;
+
+/** JSON Pointers to the strings and keys in `value` that hold a lone surrogate. */
+function illFormedText(value: unknown, pointer = '', out: string[] = []): string[] {
+  if (out.length >= MAX_ILL_FORMED) return out;
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) out.push(pointer);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => illFormedText(item, `${pointer}/${i}`, out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const escaped = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (!key.isWellFormed()) out.push(escaped);
+      illFormedText(item, escaped, out);
+    }
+  }
+  return out;
+}
+
 /** Whether `text` (JSON) nests objects and arrays deeper than `max`, brackets in strings aside. */
 function nestedDeeperThan(text: string, max: number): boolean {
   let depth = 0;
@@ -109,9 +134,18 @@ export function decodeBody(body: unknown): unknown {
   if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {
     throw invalidInput(`the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`, [{ pointer: '', detail: 'nested too deeply' }]);
   }
+  let value: unknown;
   try {
-    return parseJsonLossless(body.text);
+    value = parseJsonLossless(body.text);
   } catch (err) {
     throw invalidInput(`the body is not valid JSON: ${(err as Error).message}`, [{ pointer: '', detail: 'malformed JSON' }]);
   }
+  const illFormed = SURROGATE_ESCAPE.test(body.text) ? illFormedText(value) : [];
+  if (illFormed.length > 0) {
+    throw invalidInput(
+      'the body holds text that is not valid Unicode: a \\u escape of half a surrogate pair',
+      illFormed.map((pointer) => ({ pointer, detail: 'holds a lone surrogate (\\uD800-\\uDFFF without its pair)' })),
+    );
+  }
+  return value;
 }

@@ -28,7 +28,7 @@ export const WebhookInput = t.Object(
       t.Array(EventTypeOrWildcard, { minItems: 1, maxItems: MAX_FILTER_ITEMS, default: [WILDCARD], error: `must be 1 to ${MAX_FILTER_ITEMS} of ${EVENT_TYPES.join(', ')} or *` }),
     ),
     eventNames: t.Optional(
-      t.Array(t.String({ minLength: 1, maxLength: 200 }), {
+      t.Array(t.String({ minLength: 1, maxLength: 200, error: 'must be an event name of 1 to 200 characters' }), {
         minItems: 1,
         maxItems: MAX_FILTER_ITEMS,
         default: [WILDCARD],

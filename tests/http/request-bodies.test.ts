@@ -59,6 +59,28 @@ describe('request bodies', () => {
     expect(await total()).toBe(before);
   });
 
+  test('a lone surrogate escape in any string or key: 400 pointing at each, nothing stored; a pair is text', async () => {
+    const before = await total();
+    const body = '{"events":[{"type":"page","event":"\\ud800"},{"type":"track","properties":{"a\\udfffb":1,"ok":"\\ud83d\\ude00"}}]}';
+    const res = await svc.request('POST', '/events', { key: svc.publicKey, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).errors.map((e: any) => e.pointer)).toEqual(['/events/0/event', '/events/1/properties/a\udfffb']);
+    expect(await total()).toBe(before);
+    const paired = await svc.request('POST', '/events', { key: svc.publicKey, body: '{"events":[{"type":"page","event":"\\ud83d\\ude00"}]}' });
+    expect(paired.status).toBe(201);
+    expect(((await paired.json()) as any).results[0].event).toBe('\u{1F600}');
+  });
+
+  test('a number beyond a double where text is expected: 400 naming the field, not a 500', async () => {
+    for (const [field, value] of [['event', '1e309'], ['userId', '-1e-400'], ['timestamp', '123456789012345678901234567890']]) {
+      const res = await svc.request('POST', '/events', { key: svc.publicKey, body: `{"events":[{"type":"page","${field}":${value}}]}` });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).errors.map((e: any) => e.pointer)).toEqual([`/events/0/${field}`]);
+    }
+    const queries = await svc.request('POST', '/queries', { key: svc.privateKey, body: '{"queries":[1e309]}' });
+    expect(queries.status).toBe(400);
+  });
+
   test('JSON nested more than 64 levels: 400 before it is parsed, nothing stored', async () => {
     const before = await total();
     const deep = `{"events":[{"type":"track","properties":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}]}`;
