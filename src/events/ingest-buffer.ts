@@ -1,6 +1,6 @@
 import { Actor } from '../actors/actor';
 import type { Logger } from '../log';
-import { StorageOutcomeUnknownError, StorageUnavailableError, type Storage } from '../storage/storage';
+import { StorageOutcomeUnknownError, StorageQueryError, StorageUnavailableError, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
 import { parseIsoDateTime, type Micros } from './timestamps';
@@ -17,6 +17,11 @@ export class IngestOverloadedError extends Error {
  */
 export class IngestOutcomeUnknownError extends StorageUnavailableError {
   override readonly name = 'IngestOutcomeUnknownError';
+}
+
+/** The engine refused a request's events, which validation let through (400: they will never be stored). */
+export class IngestRefusedError extends Error {
+  override readonly name = 'IngestRefusedError';
 }
 
 /** The buffer is closing for shutdown and accepts nothing new. */
@@ -86,6 +91,8 @@ const INSERT_TIME_WEIGHT = 0.2;
 /** Waits before repeating an insert of unknown outcome: doubling from the first to the most. */
 const REPEAT_FIRST_MS = 250;
 const REPEAT_MAX_MS = 10_000;
+/** Characters of the engine's message quoted to a client whose events it refused. */
+const MAX_REFUSAL_LENGTH = 500;
 
 /**
  * Group commit for `POST /events`. Requests submit their rows and wait; submissions are gathered
@@ -253,35 +260,49 @@ export class IngestBuffer {
       else byDatabase.set(s.database, [s]);
     }
     try {
-      for (const [database, group] of byDatabase) {
-        const rows = group.flatMap((s) => s.events.map((e) => e.json));
-        const events = group.flatMap((s) => s.events.map((e) => e.event));
-        const token = crypto.randomUUID();
-        const started = performance.now();
-        try {
-          await this.storage.insert(database, 'events', rows, token);
-          const ms = performance.now() - started;
-          this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
-          this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
-          for (const s of group) s.resolve();
-          batch.committed.push({ database, events });
-          this.release(rows.length);
-        } catch (err) {
-          if (err instanceof StorageOutcomeUnknownError) {
-            this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: rows.length, token, err });
-            const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
-            for (const s of group) s.reject(unknown);
-            batch.repeating.push(this.repeatUntilKnown(batch, database, rows, events, token));
-          } else {
-            this.log.error('ingest flush failed', { database, rows: rows.length, err });
-            const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
-            for (const s of group) s.reject(unavailable);
-            this.release(rows.length);
-          }
-        }
-      }
+      for (const [database, group] of byDatabase) await this.insertGroup(batch, database, group);
     } finally {
       batch.written = true;
+    }
+  }
+
+  /**
+   * One insert of the submissions of `group`, each learning its outcome. When the engine refuses
+   * the rows, they are inserted again request by request, so that one request's events (which
+   * validation let through) never fail the others': only the refused request gets a 400.
+   */
+  private async insertGroup(batch: Batch, database: string, group: Submission[]): Promise<void> {
+    const rows = group.flatMap((s) => s.events.map((e) => e.json));
+    const events = group.flatMap((s) => s.events.map((e) => e.event));
+    const token = crypto.randomUUID();
+    const started = performance.now();
+    try {
+      await this.storage.insert(database, 'events', rows, token);
+      const ms = performance.now() - started;
+      this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
+      this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
+      for (const s of group) s.resolve();
+      batch.committed.push({ database, events });
+      this.release(rows.length);
+    } catch (err) {
+      if (err instanceof StorageOutcomeUnknownError) {
+        this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: rows.length, token, err });
+        const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
+        for (const s of group) s.reject(unknown);
+        batch.repeating.push(this.repeatUntilKnown(batch, database, rows, events, token));
+      } else if (err instanceof StorageQueryError && group.length > 1) {
+        this.log.warn('the engine refused an insert; inserting its requests one by one', { database, requests: group.length, rows: rows.length, err });
+        for (const s of group) await this.insertGroup(batch, database, [s]);
+      } else if (err instanceof StorageQueryError) {
+        this.log.error('the engine refused the events of one request', { database, rows: rows.length, err });
+        group[0]!.reject(new IngestRefusedError(`the engine refused these events: ${err.message.split('\n')[0]!.slice(0, MAX_REFUSAL_LENGTH)}`));
+        this.release(rows.length);
+      } else {
+        this.log.error('ingest flush failed', { database, rows: rows.length, err });
+        const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
+        for (const s of group) s.reject(unavailable);
+        this.release(rows.length);
+      }
     }
   }
 

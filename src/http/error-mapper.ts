@@ -1,6 +1,6 @@
 import { Elysia, ValidationError } from 'elysia';
 import { ActorStoppedError, MailboxFullError } from '../actors/actor';
-import { IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError } from '../events/ingest-buffer';
+import { IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../events/ingest-buffer';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
 import { HttpProblem, invalidInput, notFound, OUTCOME_UNKNOWN_TYPE, unavailable, type ProblemError } from './problem';
@@ -59,6 +59,7 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
   }
   if (code === 'NOT_FOUND') return notFound(`no route ${request.method} ${new URL(request.url).pathname}`);
   if (code === 'PARSE') return invalidInput('the body could not be read', []);
+  if (error instanceof IngestRefusedError) return invalidInput(error.message, []);
   if (error instanceof IngestOverloadedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
   if (error instanceof IngestClosedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
   if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);

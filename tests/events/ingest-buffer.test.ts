@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseIsoDateTime } from '../../src/events/timestamps';
 import { MonotonicClock } from '../../src/monotonic-clock';
 import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
-import { IngestBuffer, IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError } from '../../src/events/ingest-buffer';
+import { IngestBuffer, IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../../src/events/ingest-buffer';
 import { silentLogger } from '../../src/log';
 import { EmbeddedStorage } from '../../src/storage/embedded';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
@@ -200,5 +200,20 @@ describe('IngestBuffer', () => {
     expect(b.depth).toBe(0);
     expect(await count(storage, 'abandoned')).toBe(0);
     await unreliable.close();
+  });
+
+  test("rows the engine refuses fail only their own request, not the others' in the same insert", async () => {
+    const b = buffer({ flushRows: 3, insertIntervalMs: 60_000 });
+    await b.submit(ws, rows(1, 'isolated-warmup'));
+    storage.inserts.length = 0;
+    // Past validation by construction: a lone surrogate, which the engine refuses.
+    const refused = [acceptEvent({ type: 'track', event: 'isolated-bad', userId: '\ud800' }, clock.next())];
+    const outcomes = await Promise.allSettled([b.submit(ws, rows(1, 'isolated-good')), b.submit(ws, refused), b.submit(ws, rows(1, 'isolated-good'))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(IngestRefusedError);
+    expect(storage.inserts).toEqual([3, 1, 1, 1]);
+    expect(await count(storage, 'isolated-good')).toBe(2);
+    expect(await count(storage, 'isolated-bad')).toBe(0);
+    await b.close();
   });
 });
