@@ -93,6 +93,8 @@ const SPEC = {
   maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
   maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],
   requestBodyTimeoutMs: ['REQUEST_BODY_TIMEOUT_MS', int(100, 600_000)],
+  // Bun counts whole seconds, at most 255.
+  httpIdleTimeoutMs: ['HTTP_IDLE_TIMEOUT_MS', int(1000, 255_000)],
   ingestFlushRows: ['INGEST_FLUSH_ROWS', int(1, 1_000_000)],
   ingestInsertIntervalMs: ['INGEST_INSERT_INTERVAL_MS', int(0, 10_000)],
   ingestWriters: ['INGEST_WRITERS', int(1, 16)],

@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { createApp } from './http/app';
+import { idleTimeoutSeconds } from './http/idle-timeout';
 import type { Logger } from './log';
 import { MonotonicClock } from './monotonic-clock';
 import { QueryRunner } from './queries/query-runner';
@@ -83,6 +84,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
+    idleTimeout: idleTimeoutSeconds(config.httpIdleTimeoutMs),
   });
   const server = app.server!;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;

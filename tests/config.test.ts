@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig, loadConfig, parseEnvFile, readEnvFile } from '../src/config';
@@ -16,6 +16,12 @@ describe('configuration', () => {
     expect(config.maxBodyBytes).toBe(10 * 1024 * 1024);
     expect(config.maxEventsPerRequest).toBe(10_000);
     expect(config.maxEventBytes).toBe(32 * 1024);
+  });
+
+  test('the README lists every setting of .env.defaults with its default', () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const listed = new Map([...readme.matchAll(/^\| `([A-Z_]+)` \| (?:`([^`]*)`|\(empty\)) \|/gm)].map((m) => [m[1]!, m[2] ?? '']));
+    expect(Object.fromEntries(Object.keys(defaults).map((name) => [name, listed.get(name)]))).toEqual(defaults);
   });
 
   test('.env overrides .env.defaults and the environment overrides both', () => {

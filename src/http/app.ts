@@ -7,6 +7,7 @@ import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
 import { workspaceRoutes } from '../workspaces/routes';
 import { errorMapper } from './error-mapper';
+import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
 import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 
@@ -14,6 +15,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
   maxBodyBytes: number;
   requestBodyTimeoutMs: number;
+  httpIdleTimeoutMs: number;
   webhooks: WebhookSupervisor;
 }
 
@@ -22,6 +24,7 @@ export function createApp(deps: AppDeps) {
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   return new Elysia({ normalize: false })
     .use(requestLog(deps.log))
+    .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(errorMapper(deps.log))
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
