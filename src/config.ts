@@ -99,6 +99,7 @@ const SPEC = {
   ingestInsertIntervalMs: ['INGEST_INSERT_INTERVAL_MS', int(0, 10_000)],
   ingestWriters: ['INGEST_WRITERS', int(1, 16)],
   ingestQueueMaxEvents: ['INGEST_QUEUE_MAX_EVENTS', int(1, 10_000_000)],
+  ingestFsync: ['INGEST_FSYNC', bool],
   queryMaxStatements: ['QUERY_MAX_STATEMENTS', int(1, 1000)],
   queryTimeoutMs: ['QUERY_TIMEOUT_MS', int(100, 3_600_000)],
   queryMaxResultRows: ['QUERY_MAX_RESULT_ROWS', int(1, 100_000_000)],

@@ -26,6 +26,8 @@ export interface WorkspaceStoreOptions {
   privateApiKeys: readonly string[];
   /** How often workspaces and keys are re-read, to see changes made by other processes. */
   refreshMs: number;
+  /** Whether each insert into a workspace's events is flushed to disk before it is acknowledged. */
+  ingestFsync: boolean;
 }
 
 /** Changes waiting for the store, at most; beyond it callers get 503. */
@@ -69,10 +71,17 @@ export class WorkspaceStore {
     await this.migrations.apply(this.options.metaDatabase, metaMigrations);
     await this.reload();
     if (!this.defaultId) await this.createDefault();
-    for (const { workspace } of this.workspaces.values()) await this.migrations.apply(workspace.databaseName, workspaceMigrations);
+    for (const { workspace } of this.workspaces.values()) await this.prepareDatabase(workspace.databaseName);
     await this.dropOrphans();
     this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
     this.timer.unref();
+  }
+
+  /** Brings a workspace database to the current schema, with the configured durability. */
+  private async prepareDatabase(databaseName: string): Promise<void> {
+    await this.migrations.apply(databaseName, workspaceMigrations);
+    const fsync = this.options.ingestFsync ? 1 : 0;
+    await this.migrations.setTableSettings(databaseName, 'events', { fsync_after_insert: fsync, fsync_part_directory: fsync });
   }
 
   async stop(): Promise<void> {
@@ -158,7 +167,7 @@ export class WorkspaceStore {
       await this.records.writeKeys(keys, version);
       await this.records.writeWorkspaces(written);
       try {
-        await this.migrations.apply(databaseName, workspaceMigrations);
+        await this.prepareDatabase(databaseName);
       } catch (err) {
         await this.records.writeWorkspaces([{ workspace, version: this.nextVersion() }], true).catch(() => {});
         throw err;

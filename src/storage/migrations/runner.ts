@@ -1,5 +1,5 @@
 import type { Logger } from '../../log';
-import { identifier, type Storage } from '../storage';
+import { identifier, identifierName, type Storage } from '../storage';
 
 export interface MigrationTarget {
   /** The database, already quoted. */
@@ -55,6 +55,15 @@ export class MigrationRunner {
   }
 
   /** Creates `database` if needed and applies the migrations it has not had yet, in order. */
+  /**
+   * Sets MergeTree settings of `database.table` that depend on configuration rather than on the
+   * schema's history (so they are not migrations): applied at every start, idempotent.
+   */
+  async setTableSettings(database: string, table: string, settings: Record<string, number>): Promise<void> {
+    const assignments = Object.entries(settings).map(([name, value]) => `${identifierName(name)} = ${Number(value)}`);
+    await this.storage.command(`ALTER TABLE ${identifier(database)}.${identifier(table)} ${this.onCluster} MODIFY SETTING ${assignments.join(', ')}`);
+  }
+
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {
     const target: MigrationTarget = { db: identifier(database), onCluster: this.onCluster };
     await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${target.db} ${this.onCluster}`);
