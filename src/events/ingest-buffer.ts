@@ -268,8 +268,9 @@ export class IngestBuffer {
 
   /**
    * One insert of the submissions of `group`, each learning its outcome. When the engine refuses
-   * the rows, they are inserted again request by request, so that one request's events (which
-   * validation let through) never fail the others': only the refused request gets a 400.
+   * the rows as data, they are inserted again request by request, so that one request's events
+   * (which validation let through) never fail the others': only the refused request gets a 400.
+   * Any other failure (a full disk, too many parts) is the moment's, not the data's: 503.
    */
   private async insertGroup(batch: Batch, database: string, group: Submission[]): Promise<void> {
     const rows = group.flatMap((s) => s.events.map((e) => e.json));
@@ -290,10 +291,10 @@ export class IngestBuffer {
         const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
         for (const s of group) s.reject(unknown);
         batch.repeating.push(this.repeatUntilKnown(batch, database, rows, events, token));
-      } else if (err instanceof StorageQueryError && group.length > 1) {
+      } else if (err instanceof StorageQueryError && err.isBadData && group.length > 1) {
         this.log.warn('the engine refused an insert; inserting its requests one by one', { database, requests: group.length, rows: rows.length, err });
         for (const s of group) await this.insertGroup(batch, database, [s]);
-      } else if (err instanceof StorageQueryError) {
+      } else if (err instanceof StorageQueryError && err.isBadData) {
         this.log.error('the engine refused the events of one request', { database, rows: rows.length, err });
         group[0]!.reject(new IngestRefusedError(`the engine refused these events: ${err.message.split('\n')[0]!.slice(0, MAX_REFUSAL_LENGTH)}`));
         this.release(rows.length);

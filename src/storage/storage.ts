@@ -99,11 +99,22 @@ export class StorageOutcomeUnknownError extends StorageUnavailableError {
 /** What a deduplication token may look like: it is written into the statement. */
 export const DEDUPLICATION_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 
+/**
+ * ClickHouse's codes for data it cannot read into its columns (parse errors, wrong types, values
+ * out of range, escape sequences): the rows are at fault, and sending them again fails again.
+ */
+const BAD_DATA_CODES = new Set([6, 25, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 306, 321, 349]);
+
 /** The engine refused a statement (syntax, unknown column, limits); carries ClickHouse's code. */
 export class StorageQueryError extends Error {
   override readonly name = 'StorageQueryError';
   constructor(message: string, readonly clickhouseCode: number | undefined) {
     super(message);
+  }
+
+  /** The engine refused the data itself, not the moment (a full disk, too many parts, memory). */
+  get isBadData(): boolean {
+    return this.clickhouseCode !== undefined && BAD_DATA_CODES.has(this.clickhouseCode);
   }
 }
 

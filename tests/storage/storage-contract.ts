@@ -76,6 +76,7 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
       const good = crypto.randomUUID();
       const err = await rejection(storage.insert(ws, 'events', jsonLines([row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }])));
       expect(err).toBeInstanceOf(StorageQueryError);
+      expect((err as StorageQueryError).isBadData).toBe(true);
       const rows = await storage.query(`SELECT count() AS c FROM \`${ws}\`.events WHERE userId = 'atomic'`);
       expect(Number(rows[0]!.c)).toBe(0);
     });
@@ -84,6 +85,7 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
       const syntax = await rejection(storage.query('SELEC 1'));
       expect(syntax).toBeInstanceOf(StorageQueryError);
       expect((syntax as StorageQueryError).clickhouseCode).toBe(62);
+      expect((syntax as StorageQueryError).isBadData).toBe(false);
       const missing = await rejection(storage.query(`SELECT * FROM \`${ws}\`.nope`));
       expect((missing as StorageQueryError).clickhouseCode).toBe(60);
     });
