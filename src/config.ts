@@ -100,6 +100,8 @@ const SPEC = {
   ingestWriters: ['INGEST_WRITERS', int(1, 16)],
   ingestQueueMaxEvents: ['INGEST_QUEUE_MAX_EVENTS', int(1, 10_000_000)],
   ingestFsync: ['INGEST_FSYNC', bool],
+  dedupWindowMs: ['DEDUP_WINDOW_MS', int(1000, 30 * 86_400_000)],
+  dedupMaxMessageIds: ['DEDUP_MAX_MESSAGE_IDS', int(1, 100_000_000)],
   queryMaxStatements: ['QUERY_MAX_STATEMENTS', int(1, 1000)],
   queryTimeoutMs: ['QUERY_TIMEOUT_MS', int(100, 3_600_000)],
   queryMaxResultRows: ['QUERY_MAX_RESULT_ROWS', int(1, 100_000_000)],

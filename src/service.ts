@@ -1,5 +1,6 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
+import { RecentMessageIds } from './events/recent-message-ids';
 import { createApp } from './http/app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import type { Logger } from './log';
@@ -31,6 +32,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
   const clock = new MonotonicClock();
+  const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
+  store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const buffer = new IngestBuffer(
@@ -41,6 +44,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       writers: config.ingestWriters,
       maxQueuedRows: config.ingestQueueMaxEvents,
       onCommitted: (database, events) => webhooks.committed(database, events),
+      messageIds,
     },
     log,
   );

@@ -24,7 +24,7 @@ for (const m of workspaceMigrations) for (const sql of m.statements({ db: 'raw',
 const clock = new MonotonicClock();
 const payloads = Array.from({ length: PAYLOADS }, (_, p) => {
   let body = '';
-  for (let i = 0; i < rowsPerInsert; i++) body += acceptEvent(mixEvent(p * rowsPerInsert + i) as EventDTO, clock.next()).json + '\n';
+  for (let i = 0; i < rowsPerInsert; i++) body += acceptEvent(mixEvent(p * rowsPerInsert + i) as EventDTO, clock.next(), 'raw').json + '\n';
   return Buffer.from(body);
 });
 

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { parseJsonLossless } from '../lossless-json';
 import type { Row } from '../storage/storage';
-import type { Event, EventDTO } from './model';
+import type { Event, EventInput } from './model';
 import { engineToIso, toIsoString, type Micros, parseIsoDateTime } from './timestamps';
 
-const TEXT_FIELDS = ['event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
+const TEXT_FIELDS = ['messageId', 'event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
 const OBJECT_FIELDS = ['properties', 'traits', 'context'] as const;
 
 /** The columns of `events`, in table order; also the SELECT list of the listing. */
@@ -19,10 +20,21 @@ export interface AcceptedEvent {
   json: string;
 }
 
-/** Assigns the uuid and times of a validated event. */
-export function acceptEvent(dto: EventDTO, parsedAt: Micros): AcceptedEvent {
+/**
+ * The uuid of a message sent with a `messageId`: derived from it (a name-based UUID, version 5
+ * layout over SHA-1), so that a repeat answers with the uuid of the copy that was stored.
+ */
+export function messageUuid(database: string, messageId: string): string {
+  const h = createHash('sha1').update(database).update('\n').update(messageId).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Assigns the uuid and times of a validated event bound for `database`. */
+export function acceptEvent(dto: EventInput, parsedAt: Micros, database: string): AcceptedEvent {
   const timestamp = dto.timestamp === undefined ? parsedAt : parseIsoDateTime(dto.timestamp)!;
-  const event: Record<string, unknown> = { uuid: crypto.randomUUID(), type: dto.type };
+  const uuid = dto.messageId === undefined ? crypto.randomUUID() : messageUuid(database, dto.messageId);
+  const event: Record<string, unknown> = { uuid, type: dto.type };
   for (const f of TEXT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
   for (const f of OBJECT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];
   const parsedAtIso = toIsoString(parsedAt);

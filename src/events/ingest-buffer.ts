@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import { StorageOutcomeUnknownError, StorageQueryError, StorageUnavailableError, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
+import type { Claim, RecentMessageIds } from './recent-message-ids';
 import { parseIsoDateTime, type Micros } from './timestamps';
 
 /** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
@@ -52,6 +53,8 @@ export interface IngestBufferOptions {
    * the ingest path.
    */
   onCommitted?: (database: string, events: readonly Event[]) => void;
+  /** Recognises repeated messageIds: a repeat is acknowledged with its request, not inserted again. */
+  messageIds: RecentMessageIds;
 }
 
 interface Submission {
@@ -267,42 +270,49 @@ export class IngestBuffer {
   }
 
   /**
-   * One insert of the submissions of `group`, each learning its outcome. When the engine refuses
-   * the rows as data, they are inserted again request by request, so that one request's events
+   * One insert of the submissions of `group`, each learning its outcome; events repeating a
+   * stored messageId are left out, and acknowledged with the rest. When the engine refuses the
+   * rows as data, they are inserted again request by request, so that one request's events
    * (which validation let through) never fail the others': only the refused request gets a 400.
    * Any other failure (a full disk, too many parts) is the moment's, not the data's: 503.
    */
   private async insertGroup(batch: Batch, database: string, group: Submission[]): Promise<void> {
-    const rows = group.flatMap((s) => s.events.map((e) => e.json));
-    const events = group.flatMap((s) => s.events.map((e) => e.event));
+    const queued = group.reduce((n, s) => n + s.events.length, 0);
     const token = crypto.randomUUID();
     const started = performance.now();
+    let claim: Claim | undefined;
     try {
-      await this.storage.insert(database, 'events', rows, token);
+      claim = await this.options.messageIds.claim(database, group.flatMap((s) => s.events));
+      const rows = claim.fresh.map((e) => e.json);
+      if (rows.length > 0) await this.storage.insert(database, 'events', rows, token);
+      claim.settle(true);
       const ms = performance.now() - started;
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
-      this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
+      this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
       for (const s of group) s.resolve();
-      batch.committed.push({ database, events });
-      this.release(rows.length);
+      if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
+      this.release(queued);
     } catch (err) {
-      if (err instanceof StorageOutcomeUnknownError) {
-        this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: rows.length, token, err });
+      if (err instanceof StorageOutcomeUnknownError && claim) {
+        this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: claim.fresh.length, token, err });
         const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
         for (const s of group) s.reject(unknown);
-        batch.repeating.push(this.repeatUntilKnown(batch, database, rows, events, token));
-      } else if (err instanceof StorageQueryError && err.isBadData && group.length > 1) {
-        this.log.warn('the engine refused an insert; inserting its requests one by one', { database, requests: group.length, rows: rows.length, err });
+        batch.repeating.push(this.repeatUntilKnown(batch, database, claim, queued, token));
+        return;
+      }
+      claim?.settle(false);
+      if (err instanceof StorageQueryError && err.isBadData && group.length > 1) {
+        this.log.warn('the engine refused an insert; inserting its requests one by one', { database, requests: group.length, rows: queued, err });
         for (const s of group) await this.insertGroup(batch, database, [s]);
       } else if (err instanceof StorageQueryError && err.isBadData) {
-        this.log.error('the engine refused the events of one request', { database, rows: rows.length, err });
+        this.log.error('the engine refused the events of one request', { database, rows: queued, err });
         group[0]!.reject(new IngestRefusedError(`the engine refused these events: ${err.message.split('\n')[0]!.slice(0, MAX_REFUSAL_LENGTH)}`));
-        this.release(rows.length);
+        this.release(queued);
       } else {
-        this.log.error('ingest flush failed', { database, rows: rows.length, err });
+        this.log.error('ingest flush failed', { database, rows: queued, err });
         const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
         for (const s of group) s.reject(unavailable);
-        this.release(rows.length);
+        this.release(queued);
       }
     }
   }
@@ -311,10 +321,14 @@ export class IngestBuffer {
    * Repeats an insert whose outcome is unknown, with its deduplication token (so it is stored
    * once, whether the first attempt took effect or not), until one attempt is answered; the
    * batch holds the frontier meanwhile, so webhooks wait rather than pass over its events. At
-   * shutdown it makes one last attempt; if that fails, the outcome stays unknown, and is logged.
+   * shutdown it makes one last attempt; if that fails, the outcome stays unknown, and is logged,
+   * and the messageIds are freed: a resend is then stored, rather than maybe lost.
    */
-  private async repeatUntilKnown(batch: Batch, database: string, rows: string[], events: Event[], token: string): Promise<void> {
+  private async repeatUntilKnown(batch: Batch, database: string, claim: Claim, queued: number, token: string): Promise<void> {
+    const rows = claim.fresh.map((e) => e.json);
+    const events = claim.fresh.map((e) => e.event);
     const fields = { database, rows: rows.length, token, firstUuid: events[0]?.uuid, lastUuid: events.at(-1)?.uuid };
+    let stored = false;
     try {
       for (let delay = REPEAT_FIRST_MS; ; delay = Math.min(2 * delay, REPEAT_MAX_MS)) {
         if (!this.closing) await Promise.race([this.closed.promise, new Promise((wake) => setTimeout(wake, delay).unref())]);
@@ -322,6 +336,7 @@ export class IngestBuffer {
           await this.storage.insert(database, 'events', rows, token);
           this.log.warn('unconfirmed insert settled: its events are stored, once', fields);
           batch.committed.push({ database, events });
+          stored = true;
           return;
         } catch (err) {
           if (!(err instanceof StorageUnavailableError) || this.closing) {
@@ -331,7 +346,8 @@ export class IngestBuffer {
         }
       }
     } finally {
-      this.release(rows.length);
+      claim.settle(stored);
+      this.release(queued);
     }
   }
 

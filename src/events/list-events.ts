@@ -5,7 +5,7 @@ import { parseIsoDateTime, toEngineDateTime } from './timestamps';
 import { pageWindow } from '../http/pagination';
 import { invalidInput } from '../http/problem';
 
-const EQUALITY_FILTERS = ['event', 'uuid', 'userId', 'groupId', 'anonymousId', 'instanceId', 'type'] as const;
+const EQUALITY_FILTERS = ['event', 'uuid', 'userId', 'groupId', 'anonymousId', 'instanceId', 'type', 'messageId'] as const;
 const OBJECT_FILTER = /^(properties|traits|context)\.(.+)$/;
 const KNOWN = new Set<string>([...EQUALITY_FILTERS, 'startDate', 'endDate', 'limit', 'offset', 'orderByField', 'orderByDirection']);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

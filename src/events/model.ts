@@ -7,21 +7,36 @@ FormatRegistry.Set('iso-date-time', (value) => parseIsoDateTime(value) !== undef
 
 const ISO_DATE_TIME_ERROR = 'must be an ISO 8601 date-time between 1900 and 2299, such as 2024-01-31T12:00:00Z';
 
+/** The types `POST /events` accepts: the interface's four. */
 export const EVENT_TYPES = ['page', 'track', 'identify', 'group'] as const;
+/** The types stored: the Segment-compatible routes also take `screen` and `alias` calls. */
+export const STORED_EVENT_TYPES = [...EVENT_TYPES, 'screen', 'alias'] as const;
+export type StoredEventType = (typeof STORED_EVENT_TYPES)[number];
 
-export const EventType = t.Union(
-  EVENT_TYPES.map((v) => t.Literal(v)),
-  { error: `must be one of ${EVENT_TYPES.join(', ')}` },
-);
+const literalUnion = <T extends string>(values: readonly T[]) => t.Union(values.map((v) => t.Literal(v)), { error: `must be one of ${values.join(', ')}` });
+
+export const EventType = literalUnion(EVENT_TYPES);
+const StoredEventType = literalUnion(STORED_EVENT_TYPES);
+
+/** Longest `messageId` kept: each one is remembered in memory for de-duplication. */
+export const MAX_MESSAGE_ID_LENGTH = 200;
 
 const IsoDateTime = t.String({ format: 'iso-date-time', error: ISO_DATE_TIME_ERROR, examples: ['2024-01-31T12:00:00Z'] });
 const JsonObject = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON object' });
 const Text = t.String({ error: 'must be a string' });
+export const MessageId = t.String({
+  minLength: 1,
+  maxLength: MAX_MESSAGE_ID_LENGTH,
+  error: `must be a string of 1 to ${MAX_MESSAGE_ID_LENGTH} characters`,
+  description: 'The client\'s id of this message: a message whose id was stored within the de-duplication window (24 hours by default) is acknowledged and not stored again.',
+  examples: ['ajs-next-1732270800000-6d2a0e44-2d6f-4b8e-9a57-4f6f4b0b1c1e'],
+});
 
-/** An event as sent. Other Segment fields (`messageId`, `sentAt`, ...) are accepted and ignored. */
+/** An event as sent. Other Segment fields (`sentAt`, `integrations`, ...) are accepted and ignored. */
 export const EventDTO = t.Object(
   {
     type: EventType,
+    messageId: t.Optional(MessageId),
     event: t.Optional(Text),
     userId: t.Optional(Text),
     anonymousId: t.Optional(Text),
@@ -35,6 +50,9 @@ export const EventDTO = t.Object(
   { additionalProperties: true, error: 'must be an event object' },
 );
 export type EventDTO = typeof EventDTO.static;
+
+/** What is stored of an event as sent, whichever route took it. */
+export type EventInput = Omit<EventDTO, 'type'> & { type: StoredEventType };
 
 export function createEventsBody(maxEvents: number) {
   return t.Object({
@@ -50,6 +68,7 @@ export function createEventsBody(maxEvents: number) {
 export const Event = t.Object({
   uuid: t.String({ format: 'uuid' }),
   type: t.String(),
+  messageId: t.Optional(t.String()),
   event: t.Optional(t.String()),
   userId: t.Optional(t.String()),
   anonymousId: t.Optional(t.String()),
@@ -82,7 +101,8 @@ export const ListEventsQuery = t.Object(
     groupId: t.Optional(Text),
     anonymousId: t.Optional(Text),
     instanceId: t.Optional(Text),
-    type: t.Optional(EventType),
+    type: t.Optional(StoredEventType),
+    messageId: t.Optional(Text),
     startDate: t.Optional(IsoDateTime),
     endDate: t.Optional(IsoDateTime),
     ...PageParams,

@@ -41,7 +41,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
       '/events',
       async ({ body, principal, request }) => {
         checkEventSizes(body.events, deps.maxEventBytes, Number(request.headers.get('content-length') ?? Infinity));
-        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next()));
+        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next(), principal.workspace.databaseName));
         await deps.buffer.submit(principal.workspace.databaseName, accepted);
         // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
         const n = accepted.length;

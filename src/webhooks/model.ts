@@ -1,6 +1,6 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { EVENT_TYPES } from '../events/model';
+import { STORED_EVENT_TYPES } from '../events/model';
 import { Page, PageParams } from '../http/pagination';
 
 /** Most entries in `eventTypes` or `eventNames`. */
@@ -15,8 +15,8 @@ FormatRegistry.Set('http-url', (value) => {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 });
 
-const EventTypeOrWildcard = t.Union([...EVENT_TYPES, WILDCARD].map((v) => t.Literal(v)), {
-  error: `must be one of ${EVENT_TYPES.join(', ')} or *`,
+const EventTypeOrWildcard = t.Union([...STORED_EVENT_TYPES, WILDCARD].map((v) => t.Literal(v)), {
+  error: `must be one of ${STORED_EVENT_TYPES.join(', ')} or *`,
 });
 
 /** `WebhookDTO`: what POST /webhooks takes. */
@@ -25,7 +25,7 @@ export const WebhookInput = t.Object(
     url: t.String({ format: 'http-url', maxLength: MAX_URL_LENGTH, error: 'must be an absolute http:// or https:// URL', examples: ['https://example.com/hooks/analytics'] }),
     enableBatching: t.Optional(t.Boolean({ default: false, error: 'must be true or false' })),
     eventTypes: t.Optional(
-      t.Array(EventTypeOrWildcard, { minItems: 1, maxItems: MAX_FILTER_ITEMS, default: [WILDCARD], error: `must be 1 to ${MAX_FILTER_ITEMS} of ${EVENT_TYPES.join(', ')} or *` }),
+      t.Array(EventTypeOrWildcard, { minItems: 1, maxItems: MAX_FILTER_ITEMS, default: [WILDCARD], error: `must be 1 to ${MAX_FILTER_ITEMS} of ${STORED_EVENT_TYPES.join(', ')} or *` }),
     ),
     eventNames: t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 200, error: 'must be an event name of 1 to 200 characters' }), {

@@ -3,6 +3,7 @@ import { parseIsoDateTime } from '../../src/events/timestamps';
 import { MonotonicClock } from '../../src/monotonic-clock';
 import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
 import { IngestBuffer, IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../../src/events/ingest-buffer';
+import { RecentMessageIds } from '../../src/events/recent-message-ids';
 import { silentLogger } from '../../src/log';
 import { EmbeddedStorage } from '../../src/storage/embedded';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
@@ -28,6 +29,23 @@ class UnreliableStorage extends EmbeddedStorage {
   }
 }
 
+/** The real engine, whose next insert waits for `release()` and then fails, running nothing. */
+class FailingOnceStorage extends EmbeddedStorage {
+  private readonly gate = Promise.withResolvers<void>();
+  private failed = false;
+  release(): void {
+    this.gate.resolve();
+  }
+  override async insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
+    if (!this.failed) {
+      this.failed = true;
+      await this.gate.promise;
+      throw new StorageUnavailableError('refused (failing once)');
+    }
+    await super.insert(database, table, lines, deduplicationToken);
+  }
+}
+
 /** The real engine, with a record of the inserts it was asked to run. */
 class RecordingStorage extends EmbeddedStorage {
   readonly inserts: number[] = [];
@@ -50,7 +68,7 @@ afterAll(() => storage.close());
 let seq = 0;
 const clock = new MonotonicClock();
 function rows(n: number, tag: string): AcceptedEvent[] {
-  return Array.from({ length: n }, () => acceptEvent({ type: 'track', event: tag, userId: String(seq++) }, clock.next()));
+  return Array.from({ length: n }, () => acceptEvent({ type: 'track', event: tag, userId: String(seq++) }, clock.next(), ws));
 }
 
 async function count(storageToRead: Storage, tag: string): Promise<number> {
@@ -58,8 +76,10 @@ async function count(storageToRead: Storage, tag: string): Promise<number> {
   return Number(r[0]!.c);
 }
 
+const messageIds = (on: Storage) => new RecentMessageIds(on, { windowMs: 86_400_000, maxIds: 10_000 }, silentLogger);
+
 const buffer = (options: Partial<ConstructorParameters<typeof IngestBuffer>[1]> = {}) =>
-  new IngestBuffer(storage, { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, ...options }, silentLogger);
+  new IngestBuffer(storage, { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, messageIds: messageIds(storage), ...options }, silentLogger);
 
 describe('IngestBuffer', () => {
   test('a lone submission is inserted at once and resolves after commit', async () => {
@@ -119,7 +139,7 @@ describe('IngestBuffer', () => {
     const announced: Array<{ database: string; events: string[] }> = [];
     const b = new IngestBuffer(
       storage,
-      { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, onCommitted: (database, events) => announced.push({ database, events: events.map((e) => e.uuid) }) },
+      { flushRows: 1000, insertIntervalMs: 2, maxQueuedRows: 100_000, writers: 2, messageIds: messageIds(storage), onCommitted: (database, events) => announced.push({ database, events: events.map((e) => e.uuid) }) },
       silentLogger,
     );
     const batches = Array.from({ length: 10 }, () => rows(5, 'announced'));
@@ -145,6 +165,7 @@ describe('IngestBuffer', () => {
         insertIntervalMs: 0,
         maxQueuedRows: 100_000,
         writers: 2,
+        messageIds: messageIds(storage),
         onCommitted: (_database, events) => {
           announced.push(...events.map((e) => e.uuid));
           for (const e of events) newestAnnounced = parseIsoDateTime(e.parsedAt)! > newestAnnounced ? parseIsoDateTime(e.parsedAt)! : newestAnnounced;
@@ -177,7 +198,7 @@ describe('IngestBuffer', () => {
     const unreliable = new UnreliableStorage(ENGINE_DIR, 1, 1);
     unreliable.loseAnswers = 2;
     const announced: string[] = [];
-    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2, onCommitted: (_db, events) => announced.push(...events.map((e) => e.uuid)) }, silentLogger);
+    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2, messageIds: messageIds(unreliable), onCommitted: (_db, events) => announced.push(...events.map((e) => e.uuid)) }, silentLogger);
     const sent = rows(4, 'unconfirmed');
     await expect(b.submit(ws, sent)).rejects.toBeInstanceOf(IngestOutcomeUnknownError);
     // Until the outcome is known, readers of the table must not pass over these events.
@@ -194,7 +215,7 @@ describe('IngestBuffer', () => {
   test('an insert of unknown outcome while storage stays away: close makes one last attempt and returns', async () => {
     const unreliable = new UnreliableStorage(ENGINE_DIR, 1, 1);
     unreliable.down = true;
-    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2 }, silentLogger);
+    const b = new IngestBuffer(unreliable, { flushRows: 1000, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2, messageIds: messageIds(unreliable) }, silentLogger);
     await expect(b.submit(ws, rows(2, 'abandoned'))).rejects.toBeInstanceOf(IngestOutcomeUnknownError);
     expect(b.depth).toBe(2);
     await b.close();
@@ -208,7 +229,7 @@ describe('IngestBuffer', () => {
     await b.submit(ws, rows(1, 'isolated-warmup'));
     storage.inserts.length = 0;
     // Past validation by construction: a lone surrogate, which the engine refuses.
-    const refused = [acceptEvent({ type: 'track', event: 'isolated-bad', userId: '\ud800' }, clock.next())];
+    const refused = [acceptEvent({ type: 'track', event: 'isolated-bad', userId: '\ud800' }, clock.next(), ws)];
     const outcomes = await Promise.allSettled([b.submit(ws, rows(1, 'isolated-good')), b.submit(ws, refused), b.submit(ws, rows(1, 'isolated-good'))]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(IngestRefusedError);
@@ -216,5 +237,21 @@ describe('IngestBuffer', () => {
     expect(await count(storage, 'isolated-good')).toBe(2);
     expect(await count(storage, 'isolated-bad')).toBe(0);
     await b.close();
+  });
+
+  test('a repeat of a messageId whose first insert is still running waits for it, and is stored when that one fails', async () => {
+    const failing = new FailingOnceStorage(ENGINE_DIR, 1, 2);
+    const b = new IngestBuffer(failing, { flushRows: 1, insertIntervalMs: 0, maxQueuedRows: 100_000, writers: 2, messageIds: messageIds(failing) }, silentLogger);
+    const messageId = uniqueName('msg');
+    const copy = () => [acceptEvent({ type: 'track', event: 'repeat-waits', messageId }, clock.next(), ws)];
+    const first = b.submit(ws, copy());
+    const repeat = b.submit(ws, copy());
+    // The repeat is claimed while the first insert runs; it must not be taken for a stored copy.
+    failing.release();
+    const outcomes = await Promise.allSettled([first, repeat]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await count(storage, 'repeat-waits')).toBe(1);
+    await b.close();
+    await failing.close();
   });
 });

@@ -347,7 +347,7 @@ describe('GET /events refuses with 400 problem+json', () => {
     ['a startDate that is not ISO 8601', 'startDate=yesterday', 'startDate', 'ISO 8601'],
     ['an impossible endDate', 'endDate=2024-02-30', 'endDate', 'ISO 8601'],
     ['a uuid that is not a UUID', 'uuid=not-a-uuid', 'uuid', 'must be a UUID'],
-    ['an unknown type', 'type=screen', 'type', 'must be one of page, track, identify, group'],
+    ['an unknown type', 'type=pageview', 'type', 'must be one of page, track, identify, group, screen, alias'],
     ['an unknown parameter (wrong case)', 'userid=x', 'userid', 'is not a filter'],
   ];
   for (const [what, query, parameter, detail] of cases) {

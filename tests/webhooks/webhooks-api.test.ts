@@ -40,7 +40,7 @@ describe('POST /webhooks', () => {
     ['an ftp url', { url: 'ftp://example.com/x' }, '/url', 'absolute http:// or https:// URL'],
     ['a url that is not a URL', { url: 'not a url' }, '/url', 'absolute http:// or https:// URL'],
     ['a url of 3000 characters', { url: `https://example.com/${'x'.repeat(3000)}` }, '/url', 'absolute http:// or https:// URL'],
-    ['an unknown event type', { url: 'https://example.com', eventTypes: ['screen'] }, '/eventTypes/0', 'must be one of page, track, identify, group or *'],
+    ['an unknown event type', { url: 'https://example.com', eventTypes: ['pageview'] }, '/eventTypes/0', 'must be one of page, track, identify, group, screen, alias or *'],
     ['no event types', { url: 'https://example.com', eventTypes: [] }, '/eventTypes', 'must be 1 to 100'],
     ['event types that are not a list', { url: 'https://example.com', eventTypes: 'track' }, '/eventTypes', 'must be 1 to 100'],
     ['an empty event name', { url: 'https://example.com', eventNames: [''] }, '/eventNames/0', ''],

@@ -45,4 +45,14 @@ export const workspaceMigrations: Migration[] = [
     // token until it is known to be stored; the table remembers the tokens of its last inserts.
     statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.events ${onCluster} MODIFY SETTING non_replicated_deduplication_window = 1000`],
   },
+  {
+    version: 4,
+    name: 'events_message_id',
+    // The client's messageId, by which repeats are recognised; the bloom filter serves the
+    // look-ups of de-duplication beyond what the service remembers, and filters by it.
+    statements: ({ db, onCluster }) => [
+      `ALTER TABLE ${db}.events ${onCluster} ADD COLUMN IF NOT EXISTS messageId String AFTER type`,
+      `ALTER TABLE ${db}.events ${onCluster} ADD INDEX IF NOT EXISTS idx_message_id messageId TYPE bloom_filter GRANULARITY 1`,
+    ],
+  },
 ];
