@@ -166,8 +166,10 @@ export class IngestBuffer {
     try {
       this.admit();
       if (this.queuedRows + events.length > this.options.maxQueuedRows) {
-        this.shedding = true;
-        this.admit();
+        // Shedding until the queue drains to half; a submission refused by a queue at most
+        // half full is refused alone, or no drain would ever lift the shedding.
+        this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
+        throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
       }
     } catch (err) {
       return Promise.reject(err);

@@ -21,9 +21,9 @@ const StoredEventType = literalUnion(STORED_EVENT_TYPES);
 /** Longest `messageId` kept: each one is remembered in memory for de-duplication. */
 export const MAX_MESSAGE_ID_LENGTH = 200;
 
-const IsoDateTime = t.String({ format: 'iso-date-time', error: ISO_DATE_TIME_ERROR, examples: ['2024-01-31T12:00:00Z'] });
-const JsonObject = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON object' });
-const Text = t.String({ error: 'must be a string' });
+export const IsoDateTime = t.String({ format: 'iso-date-time', error: ISO_DATE_TIME_ERROR, examples: ['2024-01-31T12:00:00Z'] });
+export const JsonObject = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON object' });
+export const Text = t.String({ error: 'must be a string' });
 export const MessageId = t.String({
   minLength: 1,
   maxLength: MAX_MESSAGE_ID_LENGTH,

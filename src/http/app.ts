@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
+import { segmentRoutes } from '../segment/routes';
 import { statusRoutes } from '../status/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps) {
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
+    .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks));

@@ -20,7 +20,12 @@ export function authenticate(store: WorkspaceStore, authorization: string | unde
   if (!authorization) throw unauthorized('an Authorization: Bearer <key> header is required', 'invalid_request');
   const match = BEARER.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Bearer <key>"', 'invalid_request');
-  const principal = store.resolve(match[1]!);
+  return authorize(store, match[1]!, scope);
+}
+
+/** The principal of `key`, however it was sent: 401 when unknown, 403 when too weak for `scope`. */
+export function authorize(store: WorkspaceStore, key: string, scope: Scope): Principal {
+  const principal = store.resolve(key);
   if (!principal) throw unauthorized('the key is not valid', 'invalid_token');
   if (!ALLOWED[scope].includes(principal.kind)) {
     throw forbidden(`this route needs ${scope === 'admin' ? 'an admin' : 'a private'} key; ${principal.kind === 'public' ? 'a public' : 'a private'} key was sent`);

@@ -135,6 +135,15 @@ describe('IngestBuffer', () => {
     await b.close();
   });
 
+  test('a submission larger than the whole queue is refused alone: the queue does not start shedding', async () => {
+    const b = buffer({ maxQueuedRows: 10 });
+    await expect(b.submit(ws, rows(11, 'oversized'))).rejects.toBeInstanceOf(IngestOverloadedError);
+    expect(() => b.admit()).not.toThrow();
+    await b.submit(ws, rows(3, 'after-oversized'));
+    expect(await count(storage, 'after-oversized')).toBe(3);
+    await b.close();
+  });
+
   test('announces each committed insert with its events in acceptance order, never a failed one', async () => {
     const announced: Array<{ database: string; events: string[] }> = [];
     const b = new IngestBuffer(

@@ -1,0 +1,116 @@
+import { Elysia } from 'elysia';
+import { acceptEvent } from '../events/event-rows';
+import { IngestOverloadedError } from '../events/ingest-buffer';
+import type { EventRoutesDeps } from '../events/routes';
+import { decodeBody, RawBody } from '../http/json-body';
+import { HttpProblem, invalidInput, type ProblemError } from '../http/problem';
+import type { Principal } from '../workspaces/workspace-store';
+import {
+  SEGMENT_MAX_BATCH_BYTES,
+  SEGMENT_MAX_CALL_BYTES,
+  SEGMENT_TYPES,
+  SegmentAccepted,
+  SegmentCall,
+  segmentBatchBody,
+} from './model';
+import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
+import { writeKeyPrincipal } from './write-key';
+
+export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest'>;
+
+/** Seconds a client told to slow down (429) should wait. */
+const RETRY_AFTER_SECONDS = 1;
+/** Browsers' Segment clients send JSON as text/plain (no CORS preflight). */
+const TEXT_PLAIN = /^text\/plain\s*(?:;|$)/i;
+
+const ACCEPTED = '{"success":true}';
+
+const tooManyRequests = (detail: string) =>
+  new HttpProblem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
+
+/** Segment's clients treat 429 with Retry-After as "slow down"; /events answers the same as 503. */
+function asSegmentAnswer(err: unknown): unknown {
+  return err instanceof IngestOverloadedError ? tooManyRequests(err.message) : err;
+}
+
+const principals = new WeakMap<Request, Principal>();
+
+/**
+ * Before validation: shed at once under overload, then Segment's size limit (400, as Segment
+ * answers), the JSON, and the write key, which may be in the body.
+ */
+function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
+  return (ctx: { request: Request; headers: Record<string, string | undefined>; body: unknown }) => {
+    try {
+      deps.buffer.admit();
+    } catch (err) {
+      throw asSegmentAnswer(err);
+    }
+    let raw = ctx.body;
+    if (raw instanceof RawBody) {
+      const bytes = Buffer.byteLength(raw.text);
+      if (bytes > maxBytes) throw invalidInput(`the body is ${bytes} bytes; the limit of this route is ${maxBytes}`, [{ pointer: '', detail: 'too large' }]);
+      if (TEXT_PLAIN.test(raw.contentType)) raw = new RawBody('application/json', raw.text);
+    }
+    const body = decodeBody(raw);
+    principals.set(ctx.request, writeKeyPrincipal(deps.store, ctx.headers.authorization, body));
+    ctx.body = body;
+  };
+}
+
+/** Stores the calls as one atomic batch, or refuses them all with every problem listed. */
+async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentMessage[], batch: BatchDefaults, pointerOf: (i: number) => string) {
+  const database = principals.get(request)!.workspace.databaseName;
+  const errors: ProblemError[] = [];
+  const timed = calls.map((call, i) => {
+    errors.push(...missingFields(call, pointerOf(i)));
+    const bytes = calls.length === 1 ? 0 : Buffer.byteLength(JSON.stringify(call));
+    if (bytes > SEGMENT_MAX_CALL_BYTES) errors.push({ pointer: pointerOf(i), detail: `is ${bytes} bytes; the limit is ${SEGMENT_MAX_CALL_BYTES} per call` });
+    const receivedAt = deps.clock.next();
+    const timestamp = correctedTimestamp(call, batch.sentAt, receivedAt);
+    if (!storableTime(timestamp)) errors.push({ pointer: `${pointerOf(i)}/timestamp`, detail: 'corrected by sentAt, falls outside the years 1900 to 2299' });
+    return { call, receivedAt, timestamp };
+  });
+  if (errors.length > 0) throw invalidInput(`${errors.length} problem${errors.length === 1 ? '' : 's'} in the calls; nothing was stored`, errors);
+  const accepted = timed.map(({ call, receivedAt, timestamp }) => acceptEvent(toEventInput(call, batch, timestamp), receivedAt, database));
+  try {
+    await deps.buffer.submit(database, accepted);
+  } catch (err) {
+    throw asSegmentAnswer(err);
+  }
+  return new Response(ACCEPTED, { headers: { 'content-type': 'application/json' } });
+}
+
+const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
+
+/**
+ * Segment's tracking API (`/v1/batch`, `/v1/track`, ...), so Segment's and RudderStack's SDKs
+ * send here unchanged: the calls are stored as events, with the same columns as `POST /events`.
+ */
+export function segmentRoutes(deps: SegmentRoutesDeps) {
+  const app = new Elysia({ name: 'segment', normalize: false }).post(
+    '/v1/batch',
+    ({ body, request }) =>
+      ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`),
+    {
+      transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
+      body: segmentBatchBody(deps.maxEventsPerRequest),
+      response: { 200: SegmentAccepted },
+      detail: {
+        tags: ['Segment'],
+        summary: 'Send a batch of Segment calls',
+        description: `Segment's batch call: up to ${SEGMENT_MAX_BATCH_BYTES / 1024} KB, each call up to ${SEGMENT_MAX_CALL_BYTES / 1024} KB. The batch's context and integrations merge into each call. Stored atomically; 200 once committed.`,
+        security: SECURITY,
+      },
+    },
+  );
+  for (const type of SEGMENT_TYPES) {
+    app.post(`/v1/${type}`, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
+      transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
+      body: SegmentCall,
+      response: { 200: SegmentAccepted },
+      detail: { tags: ['Segment'], summary: `Send a Segment ${type} call`, description: `Stored as an event of type ${type}; 200 once committed.`, security: SECURITY },
+    });
+  }
+  return app;
+}

@@ -1,0 +1,80 @@
+import type { EventInput } from '../events/model';
+import { parseIsoDateTime, toIsoString, type Micros } from '../events/timestamps';
+import type { ProblemError } from '../http/problem';
+import type { SegmentBatchItem, SegmentType } from './model';
+
+/** A call as validated, with its type settled (from the batch item, or the path). */
+export type SegmentMessage = Omit<SegmentBatchItem, 'type'> & { type: SegmentType };
+
+/** What a batch says for all of its calls. */
+export interface BatchDefaults {
+  context?: Record<string, unknown>;
+  integrations?: Record<string, unknown>;
+  sentAt?: string;
+}
+
+const MIN_TIME = parseIsoDateTime('1900-01-01')!;
+const MAX_TIME = parseIsoDateTime('2299-12-31T23:59:59.999999Z')!;
+
+/** Fields a call must carry, by type, beyond a userId or an anonymousId, as Segment's spec has it. */
+const REQUIRED: Partial<Record<SegmentType, ReadonlyArray<keyof SegmentMessage>>> = {
+  track: ['event'],
+  group: ['groupId'],
+  alias: ['previousId', 'userId'],
+};
+
+/** What is missing from a call, as errors at `pointer` (the call's JSON Pointer). */
+export function missingFields(message: SegmentMessage, pointer: string): ProblemError[] {
+  const errors: ProblemError[] = [];
+  if (message.userId === undefined && message.anonymousId === undefined) {
+    errors.push({ pointer, detail: 'needs a userId or an anonymousId' });
+  }
+  for (const field of REQUIRED[message.type] ?? []) {
+    if (message[field] === undefined) errors.push({ pointer: `${pointer}/${field}`, detail: `is required in ${message.type} calls` });
+  }
+  return errors;
+}
+
+/**
+ * Segment's clock-skew rule: a device's clock may be wrong, but the time between its
+ * `originalTimestamp` (or `timestamp`) and its `sentAt` is right, so the event happened that long
+ * before the service received it. Without `sentAt`, the client's time as it is; without either,
+ * the time of receipt.
+ */
+export function correctedTimestamp(message: SegmentMessage, batchSentAt: string | undefined, receivedAt: Micros): Micros {
+  const original = message.originalTimestamp ?? message.timestamp;
+  if (original === undefined) return receivedAt;
+  const happened = parseIsoDateTime(original)!;
+  const sentAt = message.sentAt ?? batchSentAt;
+  return sentAt === undefined ? happened : receivedAt - (parseIsoDateTime(sentAt)! - happened);
+}
+
+/** Whether a corrected time can be stored (DateTime64 covers 1900 to 2299). */
+export const storableTime = (t: Micros) => t >= MIN_TIME && t <= MAX_TIME;
+
+const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+
+/**
+ * A call as the service stores it: the same columns as `POST /events`. Page and screen names
+ * (and a page's category) and an alias's previousId go into `properties`; the batch's `context`
+ * and `integrations` merge into the call's (the call's keys win), and `integrations`, which
+ * has no column, is kept as `context.integrations`.
+ */
+export function toEventInput(message: SegmentMessage, batch: BatchDefaults, timestamp: Micros): EventInput {
+  const extra = defined({ name: message.name, category: message.category, previousId: message.previousId });
+  const properties = Object.keys(extra).length > 0 ? { ...message.properties, ...extra } : message.properties;
+  const integrations = batch.integrations || message.integrations ? { ...batch.integrations, ...message.integrations } : undefined;
+  const merged = batch.context || message.context || integrations ? { ...batch.context, ...message.context, ...defined({ integrations }) } : undefined;
+  return defined({
+    type: message.type,
+    messageId: message.messageId,
+    event: message.type === 'track' ? message.event : undefined,
+    userId: message.userId,
+    anonymousId: message.anonymousId,
+    groupId: message.groupId,
+    properties,
+    traits: message.traits,
+    context: merged,
+    timestamp: toIsoString(timestamp),
+  }) as EventInput;
+}
