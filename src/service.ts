@@ -3,6 +3,7 @@ import { IngestBuffer } from './events/ingest-buffer';
 import { createApp } from './http/app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import type { Logger } from './log';
+import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
 import { QueryRunner } from './queries/query-runner';
 import { MigrationRunner } from './storage/migrations/runner';
@@ -31,6 +32,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
   const clock = new MonotonicClock();
+  // Sampled at scrape time only, once the buffer and the supervisor exist.
+  const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const buffer = new IngestBuffer(
@@ -41,6 +44,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       writers: config.ingestWriters,
       maxQueuedRows: config.ingestQueueMaxEvents,
       onCommitted: (database, events) => webhooks.committed(database, events),
+      onFlush: metrics.ingestFlushed,
     },
     log,
   );
@@ -61,6 +65,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         bufferEvents: config.webhookBufferEvents,
         settleMs: config.webhookSettleMs,
       },
+      onDeliveryAttempt: metrics.webhookAttempted,
     },
     log,
   );
@@ -76,11 +81,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
         maxResultBytes: config.queryMaxResultBytes,
         maxMemoryBytes: config.queryMaxMemoryBytes,
       },
+      onStatement: metrics.statementRan,
     },
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks }).listen({
+  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,

@@ -52,6 +52,8 @@ export interface IngestBufferOptions {
    * the ingest path.
    */
   onCommitted?: (database: string, events: readonly Event[]) => void;
+  /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
+  onFlush?: (rows: number, seconds: number) => void;
 }
 
 interface Submission {
@@ -282,6 +284,7 @@ export class IngestBuffer {
       const ms = performance.now() - started;
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
       this.log.debug('ingest flush', { database, rows: rows.length, ms: Math.round(ms) });
+      this.options.onFlush?.(rows.length, ms / 1000);
       for (const s of group) s.resolve();
       batch.committed.push({ database, events });
       this.release(rows.length);
