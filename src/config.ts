@@ -24,10 +24,18 @@ const nonEmpty: Parser<string> = (raw) => {
   return raw;
 };
 
+const KEY_PATTERN = /^[\x21-\x7e]{8,256}$/;
+
 const keyList: Parser<string[]> = (raw) => {
   const keys = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
-  for (const k of keys) if (!/^[\x21-\x7e]{8,256}$/.test(k)) throw new ConfigError('each key must be 8 to 256 printable ASCII characters without spaces');
+  for (const k of keys) if (!KEY_PATTERN.test(k)) throw new ConfigError('each key must be 8 to 256 printable ASCII characters without spaces');
   return keys;
+};
+
+/** One secret with the rules of a key, or empty for none. */
+const optionalToken: Parser<string> = (raw) => {
+  if (raw !== '' && !KEY_PATTERN.test(raw)) throw new ConfigError('must be empty or 8 to 256 printable ASCII characters without spaces');
+  return raw;
 };
 
 const identifierText: Parser<string> = (raw) => {
@@ -79,6 +87,7 @@ const SPEC = {
   logLevel: ['LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error')],
   publicApiKeys: ['PUBLIC_API_KEYS', keyList],
   privateApiKeys: ['PRIVATE_API_KEYS', keyList],
+  metricsToken: ['METRICS_TOKEN', optionalToken],
   dataDir: ['DATA_DIR', nonEmpty],
   engineReadSessions: ['ENGINE_READ_SESSIONS', int(1, 16)],
   clickhouseUrl: ['CLICKHOUSE_URL', httpUrl],

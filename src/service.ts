@@ -4,6 +4,7 @@ import { RecentMessageIds } from './events/recent-message-ids';
 import { createApp } from './http/app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import type { Logger } from './log';
+import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
 import { QueryRunner } from './queries/query-runner';
 import { MigrationRunner } from './storage/migrations/runner';
@@ -34,6 +35,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
+  // Sampled at scrape time only, once the buffer and the supervisor exist.
+  const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const buffer = new IngestBuffer(
@@ -45,6 +48,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       maxQueuedRows: config.ingestQueueMaxEvents,
       onCommitted: (database, events) => webhooks.committed(database, events),
       messageIds,
+      onFlush: metrics.ingestFlushed,
     },
     log,
   );
@@ -65,6 +69,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         bufferEvents: config.webhookBufferEvents,
         settleMs: config.webhookSettleMs,
       },
+      onDeliveryAttempt: metrics.webhookAttempted,
     },
     log,
   );
@@ -80,11 +85,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
         maxResultBytes: config.queryMaxResultBytes,
         maxMemoryBytes: config.queryMaxMemoryBytes,
       },
+      onStatement: metrics.statementRan,
     },
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks }).listen({
+  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,

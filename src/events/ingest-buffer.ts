@@ -55,6 +55,8 @@ export interface IngestBufferOptions {
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Recognises repeated messageIds: a repeat is acknowledged with its request, not inserted again. */
   messageIds: RecentMessageIds;
+  /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
+  onFlush?: (rows: number, seconds: number) => void;
 }
 
 interface Submission {
@@ -291,6 +293,7 @@ export class IngestBuffer {
       const ms = performance.now() - started;
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
       this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
+      this.options.onFlush?.(rows.length, ms / 1000);
       for (const s of group) s.resolve();
       if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
       this.release(queued);

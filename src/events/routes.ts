@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
-import { auth } from '../http/auth';
+import { auth, principalOf } from '../http/auth';
 import { payloadTooLarge, type ProblemError } from '../http/problem';
+import { answeredStatus } from '../http/request-log';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import type { MonotonicClock } from '../monotonic-clock';
@@ -8,6 +9,13 @@ import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
 import { listEvents } from './list-events';
 import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO } from './model';
+
+/** Events counted by workspace (its database name). */
+export interface IngestMetrics {
+  eventsAccepted(workspace: string, events: number): void;
+  /** `workspace` is undefined when the events were refused before their key was read (queue full, body unreadable). */
+  eventsRejected(workspace: string | undefined, status: number, events: number): void;
+}
 
 export interface EventRoutesDeps {
   storage: Storage;
@@ -17,6 +25,7 @@ export interface EventRoutesDeps {
   clock: MonotonicClock;
   maxEventsPerRequest: number;
   maxEventBytes: number;
+  metrics: IngestMetrics;
 }
 
 /** An answer whose JSON text is built already (schema in `response`, for the OpenAPI document). */
@@ -34,6 +43,12 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
   if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
 }
 
+/** Events in a refused body: its batch's length when it decoded to one, else one (how many were meant is unknown). */
+function refusedEvents(body: unknown): number {
+  const events = (body as { events?: unknown } | undefined)?.events;
+  return Array.isArray(events) ? events.length : 1;
+}
+
 export function eventRoutes(deps: EventRoutesDeps) {
   return new Elysia({ name: 'events', normalize: false })
     .use(auth(deps.store))
@@ -43,14 +58,20 @@ export function eventRoutes(deps: EventRoutesDeps) {
         checkEventSizes(body.events, deps.maxEventBytes, Number(request.headers.get('content-length') ?? Infinity));
         const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next(), principal.workspace.databaseName));
         await deps.buffer.submit(principal.workspace.databaseName, accepted);
-        // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
         const n = accepted.length;
+        deps.metrics.eventsAccepted(principal.workspace.databaseName, n);
+        // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
         return json(`{"results":[${accepted.map((a) => a.json).join(',')}],"limit":${n},"offset":0,"total":${n}}`, 201);
       },
       {
         // Runs before the key check and the decoding: shedding must cost next to nothing.
         transform: () => deps.buffer.admit(),
         scope: 'ingest',
+        // A 401 is not counted: without a known key it names no workspace.
+        afterResponse: ({ request, body, set, responseValue }) => {
+          const status = answeredStatus(set, responseValue);
+          if (status !== 201 && status !== 401) deps.metrics.eventsRejected(principalOf(request)?.workspace.databaseName, status, refusedEvents(body));
+        },
         body: createEventsBody(deps.maxEventsPerRequest),
         response: { 201: EventsPage },
         detail: { summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },

@@ -3,6 +3,8 @@ import { eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
 import { segmentRoutes } from '../segment/routes';
+import { metricsRoutes } from '../metrics/routes';
+import type { ServiceMetrics } from '../metrics/service-metrics';
 import { statusRoutes } from '../status/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
@@ -18,13 +20,15 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   requestBodyTimeoutMs: number;
   httpIdleTimeoutMs: number;
   webhooks: WebhookSupervisor;
+  metrics: ServiceMetrics;
+  metricsToken: string;
 }
 
 /** The HTTP application: shared floors first (logging, errors, body reading), then features. */
 export function createApp(deps: AppDeps) {
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   return new Elysia({ normalize: false })
-    .use(requestLog(deps.log))
+    .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(errorMapper(deps.log))
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
@@ -33,5 +37,6 @@ export function createApp(deps: AppDeps) {
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(workspaceRoutes(deps.store))
-    .use(webhookRoutes(deps.store, deps.webhooks));
+    .use(webhookRoutes(deps.store, deps.webhooks))
+    .use(metricsRoutes(deps));
 }

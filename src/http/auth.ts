@@ -1,5 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
-import type { KeyKind } from '../workspaces/api-keys';
+import { hashKey, type KeyKind } from '../workspaces/api-keys';
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import { decodeBody } from './json-body';
 import { forbidden, unauthorized } from './problem';
@@ -15,12 +16,17 @@ const ALLOWED: Record<Scope, readonly KeyKind[]> = {
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
-/** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */
-export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope): Principal {
+/** The key of an `Authorization: Bearer <key>` header; 401 when missing or malformed. */
+function bearerKey(authorization: string | undefined): string {
   if (!authorization) throw unauthorized('an Authorization: Bearer <key> header is required', 'invalid_request');
   const match = BEARER.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Bearer <key>"', 'invalid_request');
-  return authorize(store, match[1]!, scope);
+  return match[1]!;
+}
+
+/** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */
+export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope): Principal {
+  return authorize(store, bearerKey(authorization), scope);
 }
 
 /** The principal of `key`, however it was sent: 401 when unknown, 403 when too weak for `scope`. */
@@ -33,7 +39,24 @@ export function authorize(store: WorkspaceStore, key: string, scope: Scope): Pri
   return principal;
 }
 
+/**
+ * A check that admits `token` (compared in constant time) or an admin key: for a caller such as
+ * a metrics scraper that should hold no key with other powers. An empty token admits admin keys only.
+ */
+export function adminOrToken(store: WorkspaceStore, token: string): (authorization: string | undefined) => void {
+  const tokenHash = token === '' ? undefined : hashKey(token);
+  return (authorization) => {
+    if (tokenHash && timingSafeEqual(hashKey(bearerKey(authorization)), tokenHash)) return;
+    authenticate(store, authorization, 'admin');
+  };
+}
+
 const principals = new WeakMap<Request, Principal>();
+
+/** The caller of a request that passed the `scope` check; undefined before it, or when it failed. */
+export function principalOf(request: Request): Principal | undefined {
+  return principals.get(request);
+}
 
 /**
  * The `scope` route option. The key is checked before the body is decoded or validated, so an

@@ -6,12 +6,17 @@ import { parseResultRows } from './result-rows';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
 import { VerdictCache } from './verdict-cache';
 
+/** How a statement ended: it returned its rows, or it was refused or failed. */
+export type StatementOutcome = 'ok' | 'error';
+
 export interface QueryRunnerOptions {
   /** Statements running at once, each on a sandbox of its own. */
   concurrency: number;
   /** Statements waiting for a sandbox, at most; beyond it requests get 503. */
   queueMax: number;
   limits: SandboxLimits;
+  /** Told of each statement that ran: its outcome and how long checking and running it took (for metrics). */
+  onStatement?: (outcome: StatementOutcome, seconds: number) => void;
 }
 
 /** Verdicts remembered, at most, and for how long at most. */
@@ -99,14 +104,21 @@ export class QueryRunner {
 
   private async runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
     const started = performance.now();
-    let statement = this.verdicts.get(database, sql);
-    if (statement === undefined) {
-      statement = await guardStatement(sandbox, database, sql);
-      this.verdicts.set(database, sql, statement);
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      let statement = this.verdicts.get(database, sql);
+      if (statement === undefined) {
+        statement = await guardStatement(sandbox, database, sql);
+        this.verdicts.set(database, sql, statement);
+      }
+      const rows = parseResultRows(await sandbox.run(database, statement));
+      this.log.debug('query', { database, rows: rows.length, ms: Math.round(seconds() * 1000) });
+      this.options.onStatement?.('ok', seconds());
+      return rows;
+    } catch (err) {
+      this.options.onStatement?.('error', seconds());
+      throw err;
     }
-    const rows = parseResultRows(await sandbox.run(database, statement));
-    this.log.debug('query', { database, rows: rows.length, ms: Math.round(performance.now() - started) });
-    return rows;
   }
 
   /** The queue runs at most `concurrency` tasks, so a sandbox is always free when one starts. */

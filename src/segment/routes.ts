@@ -4,6 +4,7 @@ import { IngestOverloadedError } from '../events/ingest-buffer';
 import type { EventRoutesDeps } from '../events/routes';
 import { decodeBody, RawBody } from '../http/json-body';
 import { HttpProblem, invalidInput, type ProblemError } from '../http/problem';
+import { answeredStatus } from '../http/request-log';
 import type { Principal } from '../workspaces/workspace-store';
 import {
   SEGMENT_MAX_BATCH_BYTES,
@@ -16,7 +17,7 @@ import {
 import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
 import { writeKeyPrincipal } from './write-key';
 
-export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest'>;
+export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics'>;
 
 /** Seconds a client told to slow down (429) should wait. */
 const RETRY_AFTER_SECONDS = 1;
@@ -78,7 +79,18 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
   } catch (err) {
     throw asSegmentAnswer(err);
   }
+  deps.metrics.eventsAccepted(database, accepted.length);
   return new Response(ACCEPTED, { headers: { 'content-type': 'application/json' } });
+}
+
+/** Counts the calls of a refused request (a 401 names no workspace, and is not counted). */
+function countRefused(deps: SegmentRoutesDeps) {
+  return ({ request, body, set, responseValue }: { request: Request; body: unknown; set: { status?: number | string }; responseValue: unknown }) => {
+    const status = answeredStatus(set as Parameters<typeof answeredStatus>[0], responseValue);
+    if (status === 200 || status === 401) return;
+    const batch = (body as { batch?: unknown } | undefined)?.batch;
+    deps.metrics.eventsRejected(principals.get(request)?.workspace.databaseName, status, Array.isArray(batch) ? batch.length : 1);
+  };
 }
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
@@ -94,6 +106,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
       ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
+      afterResponse: countRefused(deps),
       body: segmentBatchBody(deps.maxEventsPerRequest),
       response: { 200: SegmentAccepted },
       detail: {
@@ -107,6 +120,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
   for (const type of SEGMENT_TYPES) {
     app.post(`/v1/${type}`, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
+      afterResponse: countRefused(deps),
       body: SegmentCall,
       response: { 200: SegmentAccepted },
       detail: { tags: ['Segment'], summary: `Send a Segment ${type} call`, description: `Stored as an event of type ${type}; 200 once committed.`, security: SECURITY },

@@ -24,6 +24,9 @@ export interface DeliverySettings {
   settleMs: number;
 }
 
+/** What one attempt came to: delivered, failed with a retry to come, or failed for good. */
+export type AttemptVerdict = 'delivered' | 'retry' | 'failed';
+
 export interface DeliveryDeps {
   storage: Storage;
   records: WebhookRecords;
@@ -31,6 +34,8 @@ export interface DeliveryDeps {
   log: Logger;
   /** parsedAt of the oldest event this process is still inserting: the table is complete below it. */
   frontier(): Micros | undefined;
+  /** Told of each attempt's verdict (for metrics); not of one abandoned because the actor stops. */
+  onAttempt?: (verdict: AttemptVerdict) => void;
 }
 
 /** How often a settling actor looks at the table again when nothing woke it. */
@@ -105,6 +110,11 @@ export class DeliveryActor {
       }
     }
     this.wake?.();
+  }
+
+  /** Deliveries that failed and wait for a retry: the one holding the queue, and those set aside. */
+  get retriesPending(): number {
+    return this.parked.length + (this.currentDelivery() ? 1 : 0);
   }
 
   /** The last event dealt with, in acceptance order: what the supervisor saves. */
@@ -201,7 +211,7 @@ export class DeliveryActor {
         const outcome = await this.attempt(this.current);
         if (this.stopped) return;
         if (outcome.ok) break;
-        if (!outcome.retryable || retry >= this.settings.schedule.length) {
+        if (this.givesUp(outcome, retry)) {
           await this.saveDelivery({ ...record, status: 'failed', nextAttemptAt: 0 });
           break;
         }
@@ -240,7 +250,7 @@ export class DeliveryActor {
       if (this.stopped) return;
       const retry = record.attempts - 1;
       if (outcome.ok) await finish({ status: 'succeeded', nextAttemptAt: 0 });
-      else if (!outcome.retryable || retry >= this.settings.schedule.length) await finish({ status: 'failed', nextAttemptAt: 0 });
+      else if (this.givesUp(outcome, retry)) await finish({ status: 'failed', nextAttemptAt: 0 });
       else {
         record.nextAttemptAt = Date.now() + retryDelay(this.settings.schedule, retry, outcome.retryAfterMs);
         await this.saveDelivery(record);
@@ -264,7 +274,13 @@ export class DeliveryActor {
     if (!outcome.ok && !this.stopped) {
       this.deps.log.warn('webhook delivery failed', { webhook: this.uuid, delivery: record.id, attempt: record.attempts, error: outcome.error });
     }
+    if (!this.stopped) this.deps.onAttempt?.(outcome.ok ? 'delivered' : this.givesUp(outcome, record.attempts - 1) ? 'failed' : 'retry');
     return outcome;
+  }
+
+  /** Whether a failed attempt ends its delivery: not worth repeating, or retry `retry` was the schedule's last. */
+  private givesUp(outcome: Extract<AttemptOutcome, { ok: false }>, retry: number): boolean {
+    return !outcome.retryable || retry >= this.settings.schedule.length;
   }
 
   private saveDelivery(record: DeliveryRecord): Promise<void> {

@@ -8,7 +8,7 @@ import { MonotonicClock } from '../monotonic-clock';
 import type { Storage } from '../storage/storage';
 import type { Workspace } from '../workspaces/model';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
-import { DeliveryActor, toDelivery, type DeliverySettings } from './delivery-actor';
+import { DeliveryActor, toDelivery, type AttemptVerdict, type DeliverySettings } from './delivery-actor';
 import { compareCursors } from './event-feed';
 import { WILDCARD, type CreatedWebhook, type Delivery, type DeliveryStatus, type Webhook, type WebhookInput } from './model';
 import { generateSecret } from './payload';
@@ -23,6 +23,8 @@ export interface WebhookSupervisorOptions {
   /** How often webhooks are re-read, to see those made or deleted by other processes. */
   refreshMs: number;
   delivery: DeliverySettings;
+  /** Told of each delivery attempt's verdict (for metrics). */
+  onDeliveryAttempt?: (verdict: AttemptVerdict) => void;
 }
 
 /** A limit that keeps one workspace from starting actors without end. */
@@ -92,6 +94,13 @@ export class WebhookSupervisor {
   /** The workspace's webhooks, oldest first. */
   list(workspaceId: string): Webhook[] {
     return [...this.webhooks.values()].filter((r) => r.workspaceId === workspaceId).map((r) => r.webhook);
+  }
+
+  /** Deliveries of this process's actors that failed and wait for a retry. */
+  retriesPending(): number {
+    let pending = 0;
+    for (const actor of this.actors.values()) pending += actor.retriesPending;
+    return pending;
   }
 
   /** Events a webhook's actor holds in memory, for operators and tests. */
@@ -203,7 +212,14 @@ export class WebhookSupervisor {
     const workspace = this.store.find(record.workspaceId);
     if (!this.options.deliver || !workspace) return;
     const parked = await this.records.retrying(record.webhook.uuid);
-    const deps = { storage: this.storage, records: this.records, versions: this.versions, log: this.log, frontier: this.options.frontier };
+    const deps = {
+      storage: this.storage,
+      records: this.records,
+      versions: this.versions,
+      log: this.log,
+      frontier: this.options.frontier,
+      onAttempt: this.options.onDeliveryAttempt,
+    };
     this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.options.delivery, deps));
   }
 

@@ -1,0 +1,84 @@
+import type { IngestMetrics } from '../events/routes';
+import type { AnsweredRequest } from '../http/request-log';
+import type { StatementOutcome } from '../queries/query-runner';
+import type { AttemptVerdict } from '../webhooks/delivery-actor';
+import { MetricsRegistry } from './registry';
+
+/** What the metrics read at scrape time. */
+export interface MetricSources {
+  /** Events accepted and not yet committed (the ingest buffer's depth). */
+  ingestQueueDepth(): number;
+  /** Webhook deliveries that failed and wait for a retry. */
+  webhookRetriesPending(): number;
+}
+
+/** Upper bounds in seconds for requests, inserts and statements: from a millisecond to a minute. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Rows per insert: from a lone event to well past the default INGEST_FLUSH_ROWS. */
+const FLUSH_ROWS_BUCKETS = [1, 10, 50, 100, 500, 1000, 5000, 10_000, 50_000, 100_000];
+/** The label of requests that matched no route: raw paths would make a series per typo. */
+const UNMATCHED_ROUTE = 'unmatched';
+/** Methods kept as labels; any other token (clients may send one) is `OTHER`, for the same reason. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** The workspace label of events refused before their key was read (the ingest queue was full). */
+const UNKNOWN_WORKSPACE = 'unknown';
+
+/**
+ * Every metric the service exposes, named and described in one place (the README's Metrics
+ * section lists the same). Workspaces are labelled by their database name: unique, readable and
+ * never renamed.
+ */
+export function createServiceMetrics(sources: MetricSources) {
+  const registry = new MetricsRegistry();
+  const requests = registry.counter('analytics_http_requests_total', 'HTTP requests answered, by method, route pattern and status.', ['method', 'route', 'status']);
+  const requestSeconds = registry.histogram(
+    'analytics_http_request_duration_seconds',
+    'Time from the arrival of an HTTP request to its answer, by method, route pattern and status.',
+    DURATION_BUCKETS,
+    ['method', 'route', 'status'],
+  );
+  const accepted = registry.counter('analytics_events_accepted_total', 'Events committed and answered (201 from POST /events, 200 from the Segment routes), repeats of a messageId included, by workspace (database name).', ['workspace']);
+  const rejected = registry.counter(
+    'analytics_events_rejected_total',
+    'Events of POST /events and Segment /v1/* requests answered with an error other than 401, by workspace (database name) and status; a body that is not a readable batch counts as one.',
+    ['workspace', 'status'],
+  );
+  registry.sampledGauge('analytics_ingest_queue_events', 'Events accepted and not yet committed.', sources.ingestQueueDepth);
+  const flushRows = registry.histogram('analytics_ingest_flush_rows', 'Rows per committed insert into a workspace events table.', FLUSH_ROWS_BUCKETS);
+  const flushSeconds = registry.histogram('analytics_ingest_flush_duration_seconds', 'Time of each committed insert.', DURATION_BUCKETS);
+  const statementSeconds = registry.histogram(
+    'analytics_query_duration_seconds',
+    'Time of each POST /queries statement (checking and running it, not waiting for a session), by outcome: ok or error.',
+    DURATION_BUCKETS,
+    ['outcome'],
+  );
+  const attempts = registry.counter(
+    'analytics_webhook_attempts_total',
+    'Webhook delivery attempts by outcome: delivered, retry (failed, will be retried) or failed (failed for good).',
+    ['outcome'],
+  );
+  registry.sampledGauge('analytics_webhook_retries_pending', 'Webhook deliveries that failed and wait for a retry.', sources.webhookRetriesPending);
+
+  const ingest: IngestMetrics = {
+    eventsAccepted: (workspace, events) => accepted.inc({ workspace }, events),
+    eventsRejected: (workspace, status, events) => rejected.inc({ workspace: workspace ?? UNKNOWN_WORKSPACE, status: String(status) }, events),
+  };
+  return {
+    ...ingest,
+    requestAnswered({ method, route, status, seconds }: AnsweredRequest): void {
+      const labels = { method: METHODS.has(method) ? method : 'OTHER', route: route ?? UNMATCHED_ROUTE, status: String(status) };
+      requests.inc(labels);
+      requestSeconds.observe(labels, seconds);
+    },
+    ingestFlushed(rows: number, seconds: number): void {
+      flushRows.observe({}, rows);
+      flushSeconds.observe({}, seconds);
+    },
+    statementRan: (outcome: StatementOutcome, seconds: number) => statementSeconds.observe({ outcome }, seconds),
+    webhookAttempted: (outcome: AttemptVerdict) => attempts.inc({ outcome }),
+    /** Every metric as Prometheus exposition text. */
+    render: () => registry.render(),
+  };
+}
+
+export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;
