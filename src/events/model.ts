@@ -55,13 +55,25 @@ export type EventDTO = typeof EventDTO.static;
 export type EventInput = Omit<EventDTO, 'type'> & { type: StoredEventType };
 
 export function createEventsBody(maxEvents: number) {
-  return t.Object({
-    events: t.Array(EventDTO, {
-      minItems: 1,
-      maxItems: maxEvents,
-      error: `must be an array of 1 to ${maxEvents} events`,
-    }),
-  });
+  return t.Object(
+    {
+      events: t.Array(EventDTO, {
+        minItems: 1,
+        maxItems: maxEvents,
+        error: `must be an array of 1 to ${maxEvents} events`,
+      }),
+    },
+    {
+      examples: [
+        {
+          events: [
+            { type: 'identify', userId: 'u1', traits: { email: 'ada@example.com', plan: 'pro' } },
+            { type: 'track', event: 'signup', userId: 'u1', properties: { source: 'ad' }, messageId: 'm-1', timestamp: '2024-05-01T12:00:00Z' },
+          ],
+        },
+      ],
+    },
+  );
 }
 
 /** An event as stored and returned. Fields absent on input are absent here too. */

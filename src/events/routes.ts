@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { auth, principalOf } from '../http/auth';
-import { payloadTooLarge, type ProblemError } from '../http/problem';
+import { BODY_PROBLEMS, payloadTooLarge, problems, type ProblemError } from '../http/problem';
 import { answeredStatus } from '../http/request-log';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
@@ -73,14 +73,14 @@ export function eventRoutes(deps: EventRoutesDeps) {
           if (status !== 201 && status !== 401) deps.metrics.eventsRejected(principalOf(request)?.workspace.databaseName, status, refusedEvents(body));
         },
         body: createEventsBody(deps.maxEventsPerRequest),
-        response: { 201: EventsPage },
-        detail: { summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },
+        response: { 201: EventsPage, ...problems(...BODY_PROBLEMS, 401) },
+        detail: { tags: ['Events'], summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },
       },
     )
     .get('/events', async ({ query, principal }) => json(await listEvents(deps.storage, principal.workspace.databaseName, query)), {
       scope: 'private',
       query: ListEventsQuery,
-      response: { 200: EventsPage },
-      detail: { summary: 'List events', description: 'Filtered, ordered, paginated; `total` is the exact count of matches.' },
+      response: { 200: EventsPage, ...problems(400, 401, 403, 503) },
+      detail: { tags: ['Events'], summary: 'List events', description: 'Filtered, ordered, paginated; `total` is the exact count of matches.' },
     });
 }

@@ -12,6 +12,7 @@ import { workspaceRoutes } from '../workspaces/routes';
 import { errorMapper } from './error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
 import { jsonBody } from './json-body';
+import { openApi } from './openapi';
 import { requestLog } from './request-log';
 
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps) {
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(errorMapper(deps.log))
+    .use(openApi())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))

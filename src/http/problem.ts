@@ -1,20 +1,57 @@
 /** RFC 9457 problem details: the one error shape of every route. */
+import { t } from 'elysia';
 
-export interface ProblemError {
-  /** JSON Pointer into the request body, such as `/events/3/timestamp`. */
-  pointer?: string;
-  /** Query parameter name, for errors in the query string. */
-  parameter?: string;
-  detail: string;
+const ProblemErrorSchema = t.Object({
+  pointer: t.Optional(t.String({ description: 'JSON Pointer into the request body, such as `/events/3/timestamp`.' })),
+  parameter: t.Optional(t.String({ description: 'Query parameter name, for errors in the query string.' })),
+  detail: t.String(),
+});
+export type ProblemError = typeof ProblemErrorSchema.static;
+
+export const Problem = t.Object(
+  {
+    type: t.String({ description: '`about:blank`, or a URN naming a special case.' }),
+    title: t.String(),
+    status: t.Integer(),
+    detail: t.String(),
+    errors: t.Optional(t.Array(ProblemErrorSchema)),
+  },
+  {
+    description: 'application/problem+json (RFC 9457)',
+    examples: [
+      {
+        type: 'about:blank',
+        title: 'Invalid input',
+        status: 400,
+        detail: '1 invalid field in the request body',
+        errors: [{ pointer: '/events/0/type', detail: 'must be one of page, track, identify, group' }],
+      },
+    ],
+  },
+);
+export type ProblemBody = typeof Problem.static;
+
+/** What each error status means, for the OpenAPI document. */
+const PROBLEM_MEANINGS: Record<number, string> = {
+  400: 'Invalid input: malformed JSON, a field that breaks the schema (every one listed), invalid SQL.',
+  401: 'No key, a malformed Authorization header, or an unknown key.',
+  403: 'The key lacks the scope of the route, or the SQL is not allowed.',
+  404: 'No such workspace or webhook.',
+  408: 'The body did not arrive within REQUEST_BODY_TIMEOUT_MS.',
+  409: 'The name or database is taken.',
+  413: 'The body, or an event in it, is over the limit.',
+  415: 'The body is not application/json.',
+  429: 'Shedding load: retry after Retry-After seconds.',
+  503: 'Shedding load, shutting down, or storage unavailable: retry after Retry-After seconds.',
+};
+
+/** The problem answers a route may give, by status, for its `response` (the OpenAPI document). */
+export function problems(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((status) => [status, { ...Problem, description: PROBLEM_MEANINGS[status] }])) as Record<number, typeof Problem>;
 }
 
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  errors?: ProblemError[];
-}
+/** Problems of any route that reads a JSON body: its reading, and storage. */
+export const BODY_PROBLEMS = [400, 408, 413, 415, 503] as const;
 
 /** An error that is an HTTP answer: thrown anywhere, turned into problem+json by the error mapper. */
 export class HttpProblem extends Error {

@@ -1,5 +1,6 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { adminOrToken } from '../http/auth';
+import { problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { EXPOSITION_CONTENT_TYPE } from './exposition';
 
@@ -19,6 +20,9 @@ export function metricsRoutes(deps: MetricsRoutesDeps) {
       authorize(headers.authorization);
       return new Response(deps.metrics.render(), { headers: { 'content-type': EXPOSITION_CONTENT_TYPE } });
     },
-    { detail: { summary: 'Metrics', description: 'Prometheus text format (0.0.4); the admin key or `METRICS_TOKEN`.' } },
+    {
+      response: { 200: t.String({ description: 'Prometheus text format 0.0.4', examples: ['# HELP analytics_events_accepted_total …\n# TYPE analytics_events_accepted_total counter\nanalytics_events_accepted_total{workspace="default"} 3\n'] }), ...problems(401, 403) },
+      detail: { tags: ['Operations'], summary: 'Metrics', description: 'Prometheus text format (0.0.4); the admin key or `METRICS_TOKEN` as a Bearer key.' },
+    },
   );
 }

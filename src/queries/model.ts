@@ -12,11 +12,13 @@ export function createQueriesBody(maxStatements: number) {
           minItems: 1,
           maxItems: maxStatements,
           error: `must be an array of 1 to ${maxStatements} SQL statements`,
-          examples: [["SELECT event, count() AS n FROM events WHERE JSONExtract(properties, 'plan', 'String') = 'pro' GROUP BY event"]],
         },
       ),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [{ queries: ["SELECT event, count() AS n FROM events WHERE JSONExtract(properties, 'plan', 'String') = 'pro' GROUP BY event"] }],
+    },
   );
 }
 

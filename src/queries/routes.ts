@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
+import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { createQueriesBody, QueriesResult } from './model';
 import type { QueryRunner } from './query-runner';
@@ -20,8 +21,9 @@ export function queryRoutes(deps: QueryRoutesDeps) {
     {
       scope: 'private',
       body: createQueriesBody(deps.queryMaxStatements),
-      response: { 200: QueriesResult },
+      response: { 200: QueriesResult, ...problems(...BODY_PROBLEMS, 401, 403) },
       detail: {
+        tags: ['Queries'],
         summary: 'Run SQL',
         description:
           "Runs each read-only statement against the workspace's database (`FROM events`); one result entry per statement, in order.",

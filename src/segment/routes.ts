@@ -3,7 +3,7 @@ import { acceptEvent } from '../events/event-rows';
 import { IngestOverloadedError } from '../events/ingest-buffer';
 import type { EventRoutesDeps } from '../events/routes';
 import { decodeBody, RawBody } from '../http/json-body';
-import { HttpProblem, invalidInput, type ProblemError } from '../http/problem';
+import { BODY_PROBLEMS, HttpProblem, invalidInput, problems, type ProblemError } from '../http/problem';
 import { answeredStatus } from '../http/request-log';
 import type { Principal } from '../workspaces/workspace-store';
 import {
@@ -108,7 +108,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefused(deps),
       body: segmentBatchBody(deps.maxEventsPerRequest),
-      response: { 200: SegmentAccepted },
+      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
       detail: {
         tags: ['Segment'],
         summary: 'Send a batch of Segment calls',
@@ -122,7 +122,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
       afterResponse: countRefused(deps),
       body: SegmentCall,
-      response: { 200: SegmentAccepted },
+      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
       detail: { tags: ['Segment'], summary: `Send a Segment ${type} call`, description: `Stored as an event of type ${type}; 200 once committed.`, security: SECURITY },
     });
   }

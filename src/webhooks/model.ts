@@ -37,7 +37,7 @@ export const WebhookInput = t.Object(
     ),
     flatten: t.Optional(t.Boolean({ default: false, error: 'must be true or false' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ url: 'https://example.com/hooks/analytics', eventTypes: ['track'], eventNames: ['signup', 'purchase'] }] },
 );
 export type WebhookInput = typeof WebhookInput.static;
 

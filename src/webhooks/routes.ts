@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
 import { pageOf } from '../http/pagination';
+import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { CreatedWebhook, DeliveriesPage, type DeliveryStatus, ListDeliveriesQuery, ListWebhooksQuery, Webhook, WebhookInput, WebhooksPage, WebhookUuidParams } from './model';
 import type { WebhookSupervisor } from './supervisor';
@@ -12,14 +13,15 @@ export function webhookRoutes(store: WorkspaceStore, webhooks: WebhookSupervisor
     .get('/webhooks', ({ query, principal }) => pageOf(webhooks.list(principal.workspace.workspaceId), query), {
       scope: 'private',
       query: ListWebhooksQuery,
-      response: { 200: WebhooksPage },
-      detail: { summary: 'List webhooks', description: "The workspace's webhooks, oldest first." },
+      response: { 200: WebhooksPage, ...problems(400, 401, 403, 503) },
+      detail: { tags: ['Webhooks'], summary: 'List webhooks', description: "The workspace's webhooks, oldest first." },
     })
     .post('/webhooks', ({ body, principal }) => webhooks.create(principal.workspace, body), {
       scope: 'private',
       body: WebhookInput,
-      response: { 200: CreatedWebhook },
+      response: { 200: CreatedWebhook, ...problems(...BODY_PROBLEMS, 401, 403) },
       detail: {
+        tags: ['Webhooks'],
         summary: 'Create a webhook',
         description: 'Matching events committed from now on are delivered, signed with the secret shown this once.',
       },
@@ -27,8 +29,8 @@ export function webhookRoutes(store: WorkspaceStore, webhooks: WebhookSupervisor
     .delete('/webhooks/:uuid', ({ params, principal }) => webhooks.remove(principal.workspace.workspaceId, params.uuid), {
       scope: 'private',
       params: WebhookUuidParams,
-      response: { 200: Webhook },
-      detail: { summary: 'Delete a webhook', description: 'Its deliveries stop before the answer. Answers the deleted webhook.' },
+      response: { 200: Webhook, ...problems(400, 401, 403, 404, 503) },
+      detail: { tags: ['Webhooks'], summary: 'Delete a webhook', description: 'Its deliveries stop before the answer. Answers the deleted webhook.' },
     })
     .get(
       '/webhooks/:uuid/deliveries',
@@ -38,8 +40,9 @@ export function webhookRoutes(store: WorkspaceStore, webhooks: WebhookSupervisor
         scope: 'private',
         params: WebhookUuidParams,
         query: ListDeliveriesQuery,
-        response: { 200: DeliveriesPage },
+        response: { 200: DeliveriesPage, ...problems(400, 401, 403, 404, 503) },
         detail: {
+          tags: ['Webhooks'],
           summary: "A webhook's troubled deliveries",
           description: 'Deliveries that needed more than one attempt: being retried, failed, or recovered; the one holding the queue first.',
         },

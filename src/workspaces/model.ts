@@ -23,7 +23,7 @@ export const WorkspaceInput = t.Object(
     isDefault: t.Optional(t.Boolean({ error: 'must be true or false' })),
     properties: t.Optional(Properties),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' } }] },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;
 

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
 import { pageOf } from '../http/pagination';
+import { BODY_PROBLEMS, problems } from '../http/problem';
 import { CreatedWorkspace, ListWorkspacesQuery, Workspace, WorkspaceIdParams, WorkspaceInput, WorkspacesPage } from './model';
 import type { WorkspaceStore } from './workspace-store';
 
@@ -11,14 +12,15 @@ export function workspaceRoutes(store: WorkspaceStore) {
     .get('/workspaces', ({ query }) => pageOf(store.list(), query), {
       scope: 'admin',
       query: ListWorkspacesQuery,
-      response: { 200: WorkspacesPage },
-      detail: { summary: 'List workspaces', description: 'Oldest first.' },
+      response: { 200: WorkspacesPage, ...problems(400, 401, 403, 503) },
+      detail: { tags: ['Workspaces'], summary: 'List workspaces', description: 'Oldest first.' },
     })
     .post('/workspaces', ({ body }) => store.create(body), {
       scope: 'admin',
       body: WorkspaceInput,
-      response: { 200: CreatedWorkspace },
+      response: { 200: CreatedWorkspace, ...problems(...BODY_PROBLEMS, 401, 403, 409) },
       detail: {
+        tags: ['Workspaces'],
         summary: 'Create a workspace',
         description: 'Creates its database and events table, and a public and a private key, returned this once.',
       },
@@ -26,20 +28,20 @@ export function workspaceRoutes(store: WorkspaceStore) {
     .get('/workspaces/:workspaceId', ({ params }) => store.get(params.workspaceId), {
       scope: 'admin',
       params: WorkspaceIdParams,
-      response: { 200: Workspace },
-      detail: { summary: 'Get a workspace' },
+      response: { 200: Workspace, ...problems(401, 403, 404, 503) },
+      detail: { tags: ['Workspaces'], summary: 'Get a workspace' },
     })
     .put('/workspaces/:workspaceId', ({ params, body }) => store.update(params.workspaceId, body), {
       scope: 'admin',
       params: WorkspaceIdParams,
       body: WorkspaceInput,
-      response: { 200: Workspace },
-      detail: { summary: 'Replace a workspace', description: 'Replaces name, isDefault and properties; databaseName cannot change.' },
+      response: { 200: Workspace, ...problems(...BODY_PROBLEMS, 401, 403, 404, 409) },
+      detail: { tags: ['Workspaces'], summary: 'Replace a workspace', description: 'Replaces name, isDefault and properties; databaseName cannot change.' },
     })
     .delete('/workspaces/:workspaceId', ({ params }) => store.remove(params.workspaceId), {
       scope: 'admin',
       params: WorkspaceIdParams,
-      response: { 200: Workspace },
-      detail: { summary: 'Delete a workspace', description: 'Revokes its keys at once and drops its database. Answers the deleted workspace.' },
+      response: { 200: Workspace, ...problems(400, 401, 403, 404, 503) },
+      detail: { tags: ['Workspaces'], summary: 'Delete a workspace', description: 'Revokes its keys at once and drops its database. Answers the deleted workspace.' },
     });
 }
