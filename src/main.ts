@@ -14,20 +14,24 @@ if (config.privateApiKeys.includes('private-dev-key-change-me')) {
   log.warn('the default private key from .env.defaults is in use; set PRIVATE_API_KEYS before exposing the service');
 }
 
-const service = await startService(config, log).catch((err: unknown) => {
+const starting = startService(config, log).catch((err: unknown) => {
   log.error('start failed', { err });
   process.exit(1);
 });
 
+// Installed before the service listens: a signal that arrives while it starts (or just after
+// its 'listening' line) stops it once started, instead of killing it with the default action.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     log.info('signal received', { signal });
-    service.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error('stop failed', { err });
-        process.exit(1);
-      },
-    );
+    starting
+      .then((service) => service.stop())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error('stop failed', { err });
+          process.exit(1);
+        },
+      );
   });
 }

@@ -3,6 +3,7 @@ import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
 import { createApp } from './http/app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
+import { serve } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
@@ -24,7 +25,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** Bun's own hard cap sits above ours so that our 413 (problem+json) answers first. */
+/** The transport's own hard cap sits above ours so that our 413 (problem+json) answers first. */
 const TRANSPORT_BODY_SLACK = 2;
 
 /** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
@@ -90,13 +91,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }).listen({
+  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }), {
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
-    idleTimeout: idleTimeoutSeconds(config.httpIdleTimeoutMs),
+    idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
   });
-  const server = app.server!;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   log.info('listening', { url, storage: storage.mode });
 
@@ -119,5 +119,5 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await storage.close();
     log.info('stopped');
   };
-  return { url, port: server.port!, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };
 }

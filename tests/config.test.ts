@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig, loadConfig, parseEnvFile, readEnvFile } from '../src/config';
-import { PROJECT_ROOT } from './helpers/test-service';
+import { PROJECT_ROOT } from './helpers/project-root';
 
 const defaults = readEnvFile(join(PROJECT_ROOT, '.env.defaults'));
 

@@ -1,6 +1,6 @@
 import { swagger } from '@elysiajs/swagger';
 import { Elysia } from 'elysia';
-import pkg from '../../package.json';
+import pkg from '../../package.json' with { type: 'json' };
 import { conformOpenApi } from './openapi-document';
 
 /** Where the interactive page and the OpenAPI document are served. */

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import pkg from '../../package.json';
+import pkg from '../../package.json' with { type: 'json' };
 
 /** `GET /`: who we are and which storage runs, without a key. */
 export function statusRoutes(storageMode: 'embedded' | 'server') {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
 let svc: TestService;
@@ -7,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-test('POST /events completes while a slow read is still running on the engine', async () => {
+testInProcess('POST /events completes while a slow read is still running on the engine', async () => {
   const finished: string[] = [];
   // About two seconds of engine time on a read session: one row per block, each sleeping.
   const slow = svc.storage

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OUTCOME_UNKNOWN_TYPE } from '../../src/http/problem';
 import { freePort } from '../fixtures/webhook-receiver';
-import { PROJECT_ROOT } from '../helpers/test-service';
+import { afterRun } from '../helpers/after-run';
+import { PROJECT_ROOT } from '../helpers/project-root';
 
 export const KEYS = { public: 'pk_fault_suite_public', private: 'sk_fault_suite_private' };
 
@@ -17,10 +18,10 @@ export const KEYS = { public: 'pk_fault_suite_public', private: 'sk_fault_suite_
 export const SHORT = process.env.FAULT_SCALE === 'short';
 export const scaled = (full: number, short: number) => (SHORT ? short : full);
 
-/** A directory for one scenario (the service's data and log), removed when the process exits. */
+/** A directory for one scenario (the service's data and log), removed after the run. */
 export function scenarioDir(name: string): string {
   const dir = mkdtempSync(join(tmpdir(), `fault-${name}-`));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  afterRun(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterRun } from './after-run';
 
 /**
  * The engine binds one data directory per process at a time, so every test in this process
  * shares one temporary directory and isolates itself with databases of its own.
  */
 export const ENGINE_DIR = mkdtempSync(join(tmpdir(), 'analytics-test-'));
-process.on('exit', () => rmSync(ENGINE_DIR, { recursive: true, force: true }));
+afterRun(() => rmSync(ENGINE_DIR, { recursive: true, force: true }));
 
 let counter = 0;
 /** A database name no other test in this process uses. */

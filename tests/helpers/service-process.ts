@@ -1,5 +1,21 @@
 import type { Subprocess } from 'bun';
-import { PROJECT_ROOT } from './test-service';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './project-root';
+
+export type Runtime = 'bun' | 'deno';
+
+/** How each runtime starts the service: as `npm start` and `npm run start:deno` do. */
+const COMMANDS: Record<Runtime, string[]> = {
+  bun: [process.execPath, 'src/main.ts'],
+  deno: [join(PROJECT_ROOT, 'node_modules', '.bin', 'deno'), 'run', '--allow-all', 'src/main.ts'],
+};
+
+/** `TEST_RUNTIME=deno` runs the services the tests start under Deno; Bun is the default. */
+export const TEST_RUNTIME: Runtime = (() => {
+  const runtime = process.env.TEST_RUNTIME || 'bun';
+  if (runtime !== 'bun' && runtime !== 'deno') throw new Error(`TEST_RUNTIME must be bun or deno, not ${runtime}`);
+  return runtime;
+})();
 
 export interface ServiceProcess {
   url: string;
@@ -8,9 +24,12 @@ export interface ServiceProcess {
   lines: string[];
 }
 
-/** Starts `bun src/main.ts` as its own process (its own engine) and waits until it listens. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
+/**
+ * Starts the service as its own process (its own engine) under `runtime` and waits until it
+ * listens. `onLine` sees each log line as it is printed.
+ */
+export async function startServiceProcess(env: Record<string, string>, runtime: Runtime = TEST_RUNTIME, onLine?: (line: string) => void): Promise<ServiceProcess> {
+  const proc = Bun.spawn(COMMANDS[runtime], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdin: 'ignore',
@@ -30,6 +49,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         lines.push(line);
+        onLine?.(line);
         const entry = JSON.parse(line) as { msg: string; url?: string };
         if (entry.msg === 'listening') resolveUrl(entry.url!);
       }

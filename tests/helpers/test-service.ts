@@ -3,9 +3,9 @@ import { buildConfig, readEnvFile, type Config } from '../../src/config';
 import { createLogger, silentLogger, type Logger } from '../../src/log';
 import { startService, type Service } from '../../src/service';
 import type { Storage } from '../../src/storage/storage';
+import { denoDataDir, SERVED_BY_DENO, startDenoService } from './deno-service';
 import { ENGINE_DIR, uniqueName } from './engine-dir';
-
-export const PROJECT_ROOT = join(import.meta.dir, '..', '..');
+import { PROJECT_ROOT } from './project-root';
 
 export interface TestService extends Service {
   config: Config;
@@ -21,6 +21,7 @@ export interface TestService extends Service {
  * The real service on a free port over the shared engine directory, with its own metadata and
  * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`; a
  * second service given the first one's `settings` shares its workspaces, as a restart would.
+ * Under TEST_RUNTIME=deno the service is a Deno process over a directory of its own instead.
  */
 export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage, log?: Logger): Promise<TestService> {
   const publicKey = overrides.PUBLIC_API_KEYS ?? `pk_${uniqueName('test')}`;
@@ -28,7 +29,7 @@ export async function startTestService(overrides: Record<string, string> = {}, s
   const settings = {
     PORT: '0',
     HOST: '127.0.0.1',
-    DATA_DIR: ENGINE_DIR,
+    DATA_DIR: SERVED_BY_DENO ? denoDataDir() : ENGINE_DIR,
     META_DATABASE: uniqueName('meta'),
     DEFAULT_WORKSPACE_DATABASE: uniqueName('ws'),
     PUBLIC_API_KEYS: publicKey,
@@ -36,7 +37,9 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     ...overrides,
   };
   const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
-  const service = await startService(config, log ?? (process.env.TEST_LOG ? createLogger('debug') : silentLogger), storage);
+  const logger = log ?? (process.env.TEST_LOG ? createLogger('debug') : silentLogger);
+  if (SERVED_BY_DENO && storage) throw new Error('a service given its storage runs in this process: this test cannot run under TEST_RUNTIME=deno');
+  const service = SERVED_BY_DENO ? await startDenoService(settings, logger) : await startService(config, logger, storage);
   const request: TestService['request'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { SERVED_BY_DENO } from '../helpers/deno-service';
 import { listEvents, startTestService, type TestService } from '../helpers/test-service';
 
 let svc: TestService;
@@ -130,8 +131,10 @@ describe('GET /events query strings', () => {
     expect(body.detail).toContain('and 480 more');
   });
 
-  test('a URL too long for the server (thousands of parameters): 431 from the HTTP layer, not a 5xx', async () => {
+  // Bun's HTTP layer refuses a request line this long; Deno's takes it (its limit is larger), and
+  // then the app refuses the unknown parameters.
+  test('a URL too long for the server (thousands of parameters): 431 from the HTTP layer (under Deno 400 from the app), not a 5xx', async () => {
     const query = Array.from({ length: 5000 }, (_, i) => `p${i}=x`).join('&');
-    expect((await listEvents(svc, query)).status).toBe(431);
+    expect((await listEvents(svc, query)).status).toBe(SERVED_BY_DENO ? 400 : 431);
   });
 });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { eventually } from '../helpers/eventually';
 import { runQueries } from '../helpers/queries';
 import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
@@ -20,7 +21,7 @@ async function slowStatementRunning(): Promise<void> {
   });
 }
 
-test('POST /events and GET /events complete while a long statement is still running', async () => {
+testInProcess('POST /events and GET /events complete while a long statement is still running', async () => {
   const finished: string[] = [];
   const slow = runQueries(svc, [SLOW]).then((res) => {
     expect(res.status).toBe(200);
@@ -36,7 +37,7 @@ test('POST /events and GET /events complete while a long statement is still runn
   expect(finished).toEqual(['insert', 'listing', 'statement']);
 });
 
-test('when every sandbox is busy and the queue is full, a statement is shed with 503 and Retry-After', async () => {
+testInProcess('when every sandbox is busy and the queue is full, a statement is shed with 503 and Retry-After', async () => {
   const slow = runQueries(svc, [SLOW]);
   await slowStatementRunning();
   const res = await svc.request('POST', '/queries', { key: svc.privateKey, body: { queries: ['SELECT 1'] } });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
+import { testInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { runQueries, rowsOf } from '../helpers/queries';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
@@ -165,7 +166,7 @@ describe('the SQL sandbox', () => {
     }
   }
 
-  test('nothing was changed or written by the table', async () => {
+  testInProcess('nothing was changed or written by the table', async () => {
     for (const label of ['A', 'B'] as const) {
       const rows = await rowsOf(svc, 'SELECT count() AS n, groupUniqArray(userId) AS users FROM events', rooms[label].privateApiKey);
       expect(rows).toEqual([{ n: 2, users: [SECRET[label]] }]);

@@ -1,4 +1,5 @@
-import { expect, test } from 'bun:test';
+import { expect } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { createWorkspace, startTestService } from '../helpers/test-service';
 
 /** The fsync settings of `database.events`, as the engine reports them. */
@@ -8,7 +9,7 @@ async function fsyncSettings(storage: { query(sql: string, params: Record<string
   return { afterInsert: /fsync_after_insert = (\d)/.exec(settings)?.[1], partDirectory: /fsync_part_directory = (\d)/.exec(settings)?.[1] };
 }
 
-test('INGEST_FSYNC sets the events tables of every workspace, at start and at creation, and back', async () => {
+testInProcess('INGEST_FSYNC sets the events tables of every workspace, at start and at creation, and back', async () => {
   const svc = await startTestService({ INGEST_FSYNC: 'true' });
   const created = await createWorkspace(svc, { name: 'durable' });
   for (const db of [svc.config.defaultWorkspaceDatabase, created.databaseName]) {

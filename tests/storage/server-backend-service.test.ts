@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ServerStorage } from '../../src/storage/server';
+import { testInProcess } from '../helpers/deno-service';
 import { ENGINE_DIR } from '../helpers/engine-dir';
 import { uniqueName } from '../helpers/engine-dir';
 import { OUTCOME_UNKNOWN_TYPE } from '../../src/http/problem';
@@ -12,10 +12,8 @@ let fixture: ClickHouseFixture;
 let svc: TestService;
 beforeAll(async () => {
   fixture = await startClickHouseFixture(ENGINE_DIR);
-  svc = await startTestService(
-    { CLICKHOUSE_URL: fixture.url },
-    new ServerStorage({ url: fixture.url, username: 'default', password: '', requestTimeoutMs: 10_000 }),
-  );
+  // The service opens its storage from these settings, as it does in production (and under Deno).
+  svc = await startTestService({ CLICKHOUSE_URL: fixture.url, CLICKHOUSE_REQUEST_TIMEOUT_MS: '10000' });
 });
 afterAll(async () => {
   await svc.stop();
@@ -53,7 +51,7 @@ describe('the service on the server backend', () => {
     expect((await listEvents(svc, 'event=while-down')).body.total).toBe(1);
   });
 
-  test('creates a workspace, stores its events, and deletes it with its database', async () => {
+  testInProcess('creates a workspace, stores its events, and deletes it with its database', async () => {
     const created = await createWorkspace(svc, { name: uniqueName('OnServer') });
     await sendEvents(svc, [{ type: 'track', event: 'server-workspace' }], created.publicApiKey);
     expect((await listEvents(svc, 'event=server-workspace', created.privateApiKey)).body.total).toBe(1);

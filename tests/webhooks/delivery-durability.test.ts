@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { describeInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
 import { createWorkspace, listEvents, sendEvents, startTestService } from '../helpers/test-service';
@@ -37,7 +38,7 @@ describe('webhook delivery across a restart', () => {
   });
 });
 
-describe('a receiver that never answers', () => {
+describeInProcess('a receiver that never answers', () => {
   test('delays neither POST /events nor another webhook, and its backlog in memory stays bounded', async () => {
     const svc = await startTestService({ ...PATIENT, WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_BUFFER_EVENTS: '20' });
     const silent = await startWebhookReceiver(() => 'never');
@@ -74,7 +75,7 @@ describe('a receiver that never answers', () => {
   });
 });
 
-describe('several processes on one ClickHouse', () => {
+describeInProcess('several processes on one ClickHouse', () => {
   test('only the delivering process delivers, events accepted by the other included, each once', async () => {
     const accepting = await startTestService({ WEBHOOK_DELIVERY: 'false' });
     const delivering = await startTestService({ ...accepting.settings, WEBHOOK_DELIVERY: 'true', WEBHOOK_SETTLE_MS: '200', WORKSPACE_REFRESH_MS: '100' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
+import { testInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, listEvents, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 import { createWebhook, deliveriesOf } from '../helpers/webhooks';
@@ -239,7 +240,7 @@ describe('order and stopping', () => {
     expect(doomed.requests).toHaveLength(1);
   });
 
-  test('deleting its workspace stops a webhook, even one busy retrying', async () => {
+  testInProcess('deleting its workspace stops a webhook, even one busy retrying', async () => {
     const ws = await room();
     const failing = await receiver(() => new Response('down', { status: 500 }));
     await createWebhook(svc, { url: failing.url }, ws.privateApiKey);

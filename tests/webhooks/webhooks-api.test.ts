@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 import { createWebhook } from '../helpers/webhooks';
@@ -100,7 +101,7 @@ describe('DELETE /webhooks/{uuid}', () => {
     expect((await request('GET', `/webhooks/${hook.uuid}/deliveries`)).status).toBe(404);
   });
 
-  test('webhooks survive a restart; deleted ones stay deleted', async () => {
+  testInProcess('webhooks survive a restart; deleted ones stay deleted', async () => {
     const kept = await createWebhook(svc, { url: 'https://example.com/kept' }, room.privateApiKey);
     const dropped = await createWebhook(svc, { url: 'https://example.com/dropped' }, room.privateApiKey);
     await request('DELETE', `/webhooks/${dropped.uuid}`);

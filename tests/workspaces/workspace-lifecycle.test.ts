@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { describeInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
 import { jsonLines } from '../../src/storage/storage';
@@ -25,7 +26,7 @@ describe('workspaces across restarts', () => {
   });
 });
 
-describe('several processes on one ClickHouse', () => {
+describeInProcess('several processes on one ClickHouse', () => {
   test('a workspace created in one is usable in another after its refresh; a deletion revokes it in both', async () => {
     const first = await startTestService();
     const second = await startTestService({ ...first.settings, WORKSPACE_REFRESH_MS: '100' });

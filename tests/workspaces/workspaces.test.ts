@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
@@ -29,7 +30,7 @@ async function defaultWorkspaceId(): Promise<string> {
 }
 
 describe('POST /workspaces', () => {
-  test('with a databaseName: 200 with the workspace and its keys; database and events table exist at once', async () => {
+  testInProcess('with a databaseName: 200 with the workspace and its keys; database and events table exist at once', async () => {
     const databaseName = uniqueName('ws_given');
     const created = await createWorkspace(svc, { name: uniqueName('Given'), databaseName });
     expect(created).toMatchObject({ databaseName, isDefault: false });
@@ -47,7 +48,7 @@ describe('POST /workspaces', () => {
     expect(read).toEqual(workspace);
   });
 
-  test('without a databaseName: derived from the name', async () => {
+  testInProcess('without a databaseName: derived from the name', async () => {
     const tag = uniqueName('x').replace(/_/g, '-');
     const created = await createWorkspace(svc, { name: `Acme Inc. ${tag}` });
     expect(created.databaseName).toBe(`ws_acme_inc_${tag.replace(/-/g, '_')}`);
@@ -88,7 +89,7 @@ describe('POST /workspaces', () => {
     expect((await json(res)).detail).toContain(`database ${databaseName} belongs to workspace`);
   });
 
-  test('a databaseName that exists in ClickHouse outside any workspace: 409, and it is left alone', async () => {
+  testInProcess('a databaseName that exists in ClickHouse outside any workspace: 409, and it is left alone', async () => {
     const databaseName = uniqueName('not_a_workspace');
     await svc.storage.command(`CREATE DATABASE ${databaseName}`);
     const res = await admin('POST', '/workspaces', { name: uniqueName('Squatter'), databaseName });
@@ -237,7 +238,7 @@ describe('unknown workspaces', () => {
 });
 
 describe('DELETE /workspaces/{id}', () => {
-  test('revokes the keys on the very next request and drops the database', async () => {
+  testInProcess('revokes the keys on the very next request and drops the database', async () => {
     const created = await createWorkspace(svc, { name: uniqueName('Doomed') });
     await sendEvents(svc, [{ type: 'track', event: 'doomed' }], created.publicApiKey);
     const res = await admin('DELETE', `/workspaces/${created.workspaceId}`);
@@ -250,7 +251,7 @@ describe('DELETE /workspaces/{id}', () => {
     expect((await admin('DELETE', `/workspaces/${created.workspaceId}`)).status).toBe(404);
   });
 
-  test('frees the name and the database name: a new workspace with them starts empty', async () => {
+  testInProcess('frees the name and the database name: a new workspace with them starts empty', async () => {
     const name = uniqueName('Reborn');
     const databaseName = uniqueName('ws_reborn');
     const first = await createWorkspace(svc, { name, databaseName });

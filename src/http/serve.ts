@@ -1,0 +1,67 @@
+import type { AnyElysia } from 'elysia';
+
+/** The listening server as the service uses it, whichever runtime serves it. */
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting; without `force` resolves once in-flight requests are answered. */
+  stop(force: boolean): Promise<void>;
+}
+
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  /** The transport's own cap on a body; the app's 413 answers below it. */
+  maxRequestBodySize: number;
+  idleTimeoutSeconds: number;
+}
+
+/**
+ * The part of Deno's API used here; declared locally because the project type-checks against
+ * bun-types only.
+ */
+interface DenoServer {
+  readonly addr: { port: number };
+  shutdown(): Promise<void>;
+}
+declare const Deno:
+  | {
+      serve(
+        options: { port: number; hostname: string; onListen: () => void },
+        handler: (request: Request) => Response | Promise<Response>,
+      ): DenoServer;
+    }
+  | undefined;
+
+/**
+ * Serves `app` on Bun (the primary runtime) or Deno. Elysia itself picks its Bun adapter when
+ * `Bun` exists and the web-standard one otherwise, which cannot listen: under Deno the app's
+ * `fetch` goes to `Deno.serve`. Deno's server has no per-connection idle timeout and no body
+ * cap of its own, so those two options apply under Bun only (the app's own body limit and body
+ * timeout still apply on both).
+ */
+export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
+  if (typeof Bun !== 'undefined') {
+    const server = app.listen({
+      port: options.port,
+      hostname: options.hostname,
+      maxRequestBodySize: options.maxRequestBodySize,
+      idleTimeout: options.idleTimeoutSeconds,
+    }).server!;
+    return { port: server.port!, stop: (force) => server.stop(force) };
+  }
+  if (typeof Deno !== 'undefined') {
+    // onListen replaces Deno's own "Listening on" line, which would break the JSON-lines log.
+    const server = Deno.serve({ port: options.port, hostname: options.hostname, onListen: () => {} }, app.fetch);
+    let drained: Promise<void> | undefined;
+    return {
+      port: server.addr.port,
+      // Deno cannot cut in-flight requests short: a forced stop stops waiting for them instead,
+      // and they end when the process exits.
+      stop: (force) => {
+        drained ??= server.shutdown();
+        return force ? Promise.resolve() : drained;
+      },
+    };
+  }
+  throw new Error('unsupported runtime: the service runs under Bun or Deno');
+}

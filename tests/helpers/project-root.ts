@@ -1,0 +1,3 @@
+import { join } from 'node:path';
+
+export const PROJECT_ROOT = join(import.meta.dir, '..', '..');
