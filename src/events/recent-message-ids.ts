@@ -3,6 +3,9 @@ import { identifier, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
 import { toEngineDateTime } from './timestamps';
 
+/** A time in milliseconds as a bound parameter of type DateTime64(6). */
+const engineTime = (ms: number) => toEngineDateTime(BigInt(ms) * 1000n);
+
 export interface RecentMessageIdsOptions {
   /** A messageId stored this long ago or less makes a new message with it a repeat. */
   windowMs: number;
@@ -134,7 +137,7 @@ export class RecentMessageIds {
     const rows = await this.storage.query(
       `SELECT DISTINCT messageId FROM ${identifier(database)}.events
        WHERE messageId IN {ids:Array(String)} AND parsedAt >= {from:DateTime64(6, 'UTC')} AND parsedAt < {until:DateTime64(6, 'UTC')}`,
-      { ids, from: toEngineDateTime(BigInt(from) * 1000n), until: toEngineDateTime(BigInt(db.knownSince) * 1000n) },
+      { ids, from: engineTime(from), until: engineTime(db.knownSince) },
       'write',
     );
     return new Set(rows.map((r) => String(r.messageId)));
@@ -161,7 +164,7 @@ export class RecentMessageIds {
         `SELECT messageId, toUnixTimestamp64Milli(max(parsedAt)) AS at FROM ${identifier(database)}.events
          WHERE messageId != '' AND parsedAt >= {from:DateTime64(6, 'UTC')} AND parsedAt < {until:DateTime64(6, 'UTC')}
          GROUP BY messageId ORDER BY at DESC LIMIT {limit:UInt64}`,
-        { from: toEngineDateTime(BigInt(from) * 1000n), until: toEngineDateTime(BigInt(until) * 1000n), limit: this.options.maxIds },
+        { from: engineTime(from), until: engineTime(until), limit: this.options.maxIds },
         'write',
       );
       // Oldest first, ahead of anything claimed meanwhile.

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import { auth, principalOf } from '../http/auth';
+import { auth } from '../http/auth';
 import { BODY_PROBLEMS, payloadTooLarge, problems, type ProblemError } from '../http/problem';
-import { answeredStatus } from '../http/request-log';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import type { MonotonicClock } from '../monotonic-clock';
 import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
+import { countRefusedEvents } from './refused-events';
 import { listEvents } from './list-events';
 import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO } from './model';
 
@@ -43,12 +43,6 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
   if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
 }
 
-/** Events in a refused body: its batch's length when it decoded to one, else one (how many were meant is unknown). */
-function refusedEvents(body: unknown): number {
-  const events = (body as { events?: unknown } | undefined)?.events;
-  return Array.isArray(events) ? events.length : 1;
-}
-
 export function eventRoutes(deps: EventRoutesDeps) {
   return new Elysia({ name: 'events', normalize: false })
     .use(auth(deps.store))
@@ -67,11 +61,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
         // Runs before the key check and the decoding: shedding must cost next to nothing.
         transform: () => deps.buffer.admit(),
         scope: 'ingest',
-        // A 401 is not counted: without a known key it names no workspace.
-        afterResponse: ({ request, body, set, responseValue }) => {
-          const status = answeredStatus(set, responseValue);
-          if (status !== 201 && status !== 401) deps.metrics.eventsRejected(principalOf(request)?.workspace.databaseName, status, refusedEvents(body));
-        },
+        afterResponse: countRefusedEvents(deps.metrics, 201, 'events'),
         body: createEventsBody(deps.maxEventsPerRequest),
         response: { 201: EventsPage, ...problems(...BODY_PROBLEMS, 401) },
         detail: { tags: ['Events'], summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },

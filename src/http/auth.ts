@@ -53,9 +53,15 @@ export function adminOrToken(store: WorkspaceStore, token: string): (authorizati
 
 const principals = new WeakMap<Request, Principal>();
 
-/** The caller of a request that passed the `scope` check; undefined before it, or when it failed. */
+/** The caller of a request that passed its key check; undefined before it, or when it failed. */
 export function principalOf(request: Request): Principal | undefined {
   return principals.get(request);
+}
+
+/** Records the caller of `request`, for `principalOf` (routes that read their key their own way). */
+export function rememberPrincipal(request: Request, principal: Principal): Principal {
+  principals.set(request, principal);
+  return principal;
 }
 
 /**
@@ -66,7 +72,7 @@ export function auth(store: WorkspaceStore) {
   return new Elysia({ name: 'auth' }).macro({
     scope: (scope: Scope) => ({
       transform(ctx: { request: Request; headers: Record<string, string | undefined>; body: unknown }) {
-        principals.set(ctx.request, authenticate(store, ctx.headers.authorization, scope));
+        rememberPrincipal(ctx.request, authenticate(store, ctx.headers.authorization, scope));
         ctx.body = decodeBody(ctx.body);
       },
       resolve({ request }: { request: Request }) {

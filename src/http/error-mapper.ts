@@ -3,7 +3,7 @@ import { ActorStoppedError, MailboxFullError } from '../actors/actor';
 import { IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../events/ingest-buffer';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
-import { HttpProblem, invalidInput, notFound, OUTCOME_UNKNOWN_TYPE, unavailable, type ProblemError } from './problem';
+import { HttpProblem, invalidInput, notFound, OUTCOME_UNKNOWN_TYPE, RETRY_AFTER_SECONDS, unavailable, type ProblemError } from './problem';
 
 interface SchemaIssue {
   path: string;
@@ -11,8 +11,6 @@ interface SchemaIssue {
   schema?: { error?: unknown };
 }
 
-/** Seconds a shed client should wait before trying again. */
-const RETRY_AFTER_SECONDS = 1;
 
 /** TypeBox's messages about presence, in the wording of our other errors. */
 const PLAIN_WORDING: Record<string, string> = {

@@ -99,6 +99,12 @@ export const conflict = (detail: string) => new HttpProblem(409, 'Conflict', det
 export const payloadTooLarge = (detail: string, errors?: ProblemError[]) =>
   new HttpProblem(413, 'Payload Too Large', detail, errors ? { errors } : {});
 
+/** Seconds a shed client should wait before trying again. */
+export const RETRY_AFTER_SECONDS = 1;
+
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new HttpProblem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
+
 export const unavailable = (detail: string, retryAfterSeconds: number, type?: string) =>
   new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) }, type });
 

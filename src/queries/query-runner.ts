@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { forbidden, invalidInput, unavailable } from '../http/problem';
+import { forbidden, invalidInput, RETRY_AFTER_SECONDS, unavailable } from '../http/problem';
 import type { Logger } from '../log';
 import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
 import { parseResultRows } from './result-rows';
@@ -25,8 +25,6 @@ const VERDICT_MAX_AGE_MS = 60_000;
 
 /** ClickHouse's READONLY: the statement tried to write or to change a setting. */
 const READONLY_CODE = 164;
-/** Seconds a refused caller should wait before trying again. */
-const RETRY_AFTER_SECONDS = 1;
 
 /**
  * ClickHouse's message, tidied: without the server version, the repeated `Code: N.` prefix and

@@ -1,14 +1,11 @@
 import { t } from 'elysia';
-import { IsoDateTime, JsonObject, MessageId, Text } from '../events/model';
+import { IsoDateTime, JsonObject, literalUnion, MessageId, Text } from '../events/model';
 
 /** The calls of Segment's tracking API, each stored under its own type. */
 export const SEGMENT_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
 
-const SegmentTypeSchema = t.Union(
-  SEGMENT_TYPES.map((v) => t.Literal(v)),
-  { error: `must be one of ${SEGMENT_TYPES.join(', ')}` },
-);
+const SegmentTypeSchema = literalUnion(SEGMENT_TYPES);
 
 /** Segment's limits: one call, and one request to `/v1/batch`. */
 export const SEGMENT_MAX_CALL_BYTES = 32 * 1024;

@@ -3,9 +3,9 @@ import { acceptEvent } from '../events/event-rows';
 import { IngestOverloadedError } from '../events/ingest-buffer';
 import type { EventRoutesDeps } from '../events/routes';
 import { decodeBody, RawBody } from '../http/json-body';
-import { BODY_PROBLEMS, HttpProblem, invalidInput, problems, type ProblemError } from '../http/problem';
-import { answeredStatus } from '../http/request-log';
-import type { Principal } from '../workspaces/workspace-store';
+import { countRefusedEvents } from '../events/refused-events';
+import { principalOf, rememberPrincipal } from '../http/auth';
+import { BODY_PROBLEMS, invalidInput, problems, RETRY_AFTER_SECONDS, tooManyRequests, type ProblemError } from '../http/problem';
 import {
   SEGMENT_MAX_BATCH_BYTES,
   SEGMENT_MAX_CALL_BYTES,
@@ -19,22 +19,15 @@ import { writeKeyPrincipal } from './write-key';
 
 export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics'>;
 
-/** Seconds a client told to slow down (429) should wait. */
-const RETRY_AFTER_SECONDS = 1;
 /** Browsers' Segment clients send JSON as text/plain (no CORS preflight). */
 const TEXT_PLAIN = /^text\/plain\s*(?:;|$)/i;
 
 const ACCEPTED = '{"success":true}';
 
-const tooManyRequests = (detail: string) =>
-  new HttpProblem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
-
 /** Segment's clients treat 429 with Retry-After as "slow down"; /events answers the same as 503. */
 function asSegmentAnswer(err: unknown): unknown {
-  return err instanceof IngestOverloadedError ? tooManyRequests(err.message) : err;
+  return err instanceof IngestOverloadedError ? tooManyRequests(err.message, RETRY_AFTER_SECONDS) : err;
 }
-
-const principals = new WeakMap<Request, Principal>();
 
 /**
  * Before validation: shed at once under overload, then Segment's size limit (400, as Segment
@@ -54,14 +47,14 @@ function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
       if (TEXT_PLAIN.test(raw.contentType)) raw = new RawBody('application/json', raw.text);
     }
     const body = decodeBody(raw);
-    principals.set(ctx.request, writeKeyPrincipal(deps.store, ctx.headers.authorization, body));
+    rememberPrincipal(ctx.request, writeKeyPrincipal(deps.store, ctx.headers.authorization, body));
     ctx.body = body;
   };
 }
 
 /** Stores the calls as one atomic batch, or refuses them all with every problem listed. */
 async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentMessage[], batch: BatchDefaults, pointerOf: (i: number) => string) {
-  const database = principals.get(request)!.workspace.databaseName;
+  const database = principalOf(request)!.workspace.databaseName;
   const errors: ProblemError[] = [];
   const timed = calls.map((call, i) => {
     errors.push(...missingFields(call, pointerOf(i)));
@@ -83,16 +76,6 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
   return new Response(ACCEPTED, { headers: { 'content-type': 'application/json' } });
 }
 
-/** Counts the calls of a refused request (a 401 names no workspace, and is not counted). */
-function countRefused(deps: SegmentRoutesDeps) {
-  return ({ request, body, set, responseValue }: { request: Request; body: unknown; set: { status?: number | string }; responseValue: unknown }) => {
-    const status = answeredStatus(set as Parameters<typeof answeredStatus>[0], responseValue);
-    if (status === 200 || status === 401) return;
-    const batch = (body as { batch?: unknown } | undefined)?.batch;
-    deps.metrics.eventsRejected(principals.get(request)?.workspace.databaseName, status, Array.isArray(batch) ? batch.length : 1);
-  };
-}
-
 const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
 
 /**
@@ -106,7 +89,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
       ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
-      afterResponse: countRefused(deps),
+      afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: segmentBatchBody(deps.maxEventsPerRequest),
       response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
       detail: {
@@ -120,7 +103,7 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
   for (const type of SEGMENT_TYPES) {
     app.post(`/v1/${type}`, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
-      afterResponse: countRefused(deps),
+      afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: SegmentCall,
       response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
       detail: { tags: ['Segment'], summary: `Send a Segment ${type} call`, description: `Stored as an event of type ${type}; 200 once committed.`, security: SECURITY },
