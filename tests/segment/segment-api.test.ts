@@ -70,6 +70,9 @@ describe('Segment routes: limits and validation', () => {
     const inBatch = await call('/v1/batch', { batch: [{ type: 'track', userId, event: 'small' }, { type: 'track', ...big }] });
     expect(inBatch.status).toBe(400);
     expect(inBatch.body.errors).toEqual([{ pointer: '/batch/1', detail: expect.stringContaining('the limit is 32768 per call') }]);
+    const alone = await call('/v1/batch', { batch: [{ type: 'track', ...big }] });
+    expect(alone.status).toBe(400);
+    expect(alone.body.errors).toEqual([{ pointer: '/batch/0', detail: expect.stringContaining('the limit is 32768 per call') }]);
     const many = Array.from({ length: 20 }, () => ({ type: 'track', userId, event: 'many', properties: { s: 'y'.repeat(30 * 1024) } }));
     const huge = await call('/v1/batch', { batch: many });
     expect(huge.status).toBe(400);
