@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { normalizeOrigin, ORIGIN_RULE } from './http/origins';
 import { IDENTIFIER_PATTERN } from './storage/storage';
 
 /** A setting's raw text turned into its typed value, or an error message. */
@@ -62,6 +63,19 @@ const bool: Parser<boolean> = (raw) => {
   return raw === 'true';
 };
 
+/** Comma-separated origins, normalized; never `*` (these origins may use private keys). */
+const originList: Parser<string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      if (item === '*') throw new ConfigError('must list origins; * is refused, since these origins may call routes that take private keys');
+      const origin = normalizeOrigin(item);
+      if (!origin) throw new ConfigError(`each item must be ${ORIGIN_RULE}, got ${JSON.stringify(item)}`);
+      return origin;
+    });
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Comma-separated durations with units, such as `5s,30s,2m,1h`; in milliseconds. */
@@ -88,6 +102,7 @@ const SPEC = {
   publicApiKeys: ['PUBLIC_API_KEYS', keyList],
   privateApiKeys: ['PRIVATE_API_KEYS', keyList],
   metricsToken: ['METRICS_TOKEN', optionalToken],
+  corsOrigins: ['CORS_ORIGINS', originList],
   dataDir: ['DATA_DIR', nonEmpty],
   engineReadSessions: ['ENGINE_READ_SESSIONS', int(1, 16)],
   clickhouseUrl: ['CLICKHOUSE_URL', httpUrl],

@@ -1,14 +1,15 @@
 import { Elysia } from 'elysia';
-import { eventRoutes, type EventRoutesDeps } from '../events/routes';
+import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
-import { segmentRoutes } from '../segment/routes';
+import { SEGMENT_PATHS, segmentRoutes } from '../segment/routes';
 import { metricsRoutes } from '../metrics/routes';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { statusRoutes } from '../status/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
 import { workspaceRoutes } from '../workspaces/routes';
+import { cors } from './cors';
 import { errorMapper } from './error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
 import { jsonBody } from './json-body';
@@ -23,14 +24,18 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   webhooks: WebhookSupervisor;
   metrics: ServiceMetrics;
   metricsToken: string;
+  /** Origins that may call the private routes from a browser (CORS_ORIGINS). */
+  corsOrigins: string[];
 }
 
-/** The HTTP application: shared floors first (logging, errors, body reading), then features. */
+/** The HTTP application: shared floors first (logging, CORS, errors, body reading), then features. */
 export function createApp(deps: AppDeps) {
+  const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS]);
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   return new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
+    .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
     .use(errorMapper(deps.log))
     .use(openApi())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
