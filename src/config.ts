@@ -76,6 +76,12 @@ const originList: Parser<string[]> = (raw) =>
       return origin;
     });
 
+/** A URL path of the service's own: segments of unreserved characters. */
+const urlPath: Parser<string> = (raw) => {
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) throw new ConfigError(`must be a path such as /js/site.js (segments of letters, digits and . _ ~ -), got ${JSON.stringify(raw)}`);
+  return raw;
+};
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Comma-separated durations with units, such as `5s,30s,2m,1h`; in milliseconds. */
@@ -103,6 +109,8 @@ const SPEC = {
   privateApiKeys: ['PRIVATE_API_KEYS', keyList],
   metricsToken: ['METRICS_TOKEN', optionalToken],
   corsOrigins: ['CORS_ORIGINS', originList],
+  trackerScriptPath: ['TRACKER_SCRIPT_PATH', urlPath],
+  trackerCollectPath: ['TRACKER_COLLECT_PATH', urlPath],
   dataDir: ['DATA_DIR', nonEmpty],
   engineReadSessions: ['ENGINE_READ_SESSIONS', int(1, 16)],
   clickhouseUrl: ['CLICKHOUSE_URL', httpUrl],

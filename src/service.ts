@@ -91,7 +91,22 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }), {
+  const close = async () => {
+    await buffer.close();
+    await webhooks.stop();
+    await runner.close();
+    await store.stop();
+    await storage.close();
+  };
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics });
+  } catch (err) {
+    // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
+    await close();
+    throw err;
+  }
+  const server = serve(app, {
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -112,11 +127,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       log.warn('in-flight requests did not finish in time; closing their connections', { timeoutMs: config.shutdownTimeoutMs });
       await server.stop(true);
     }
-    await buffer.close();
-    await webhooks.stop();
-    await runner.close();
-    await store.stop();
-    await storage.close();
+    await close();
     log.info('stopped');
   };
   return { url, port: server.port, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };

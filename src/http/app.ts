@@ -1,11 +1,13 @@
-import { Elysia } from 'elysia';
+import { Elysia, type AnyElysia } from 'elysia';
 import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
-import { SEGMENT_PATHS, segmentRoutes } from '../segment/routes';
+import { SEGMENT_PATHS, segmentBatchRoute, segmentRoutes } from '../segment/routes';
 import { metricsRoutes } from '../metrics/routes';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { statusRoutes } from '../status/routes';
+import { trackerRoutes } from '../tracker/routes';
+import { loadTrackerScript } from '../tracker/tracker-script';
 import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
 import { workspaceRoutes } from '../workspaces/routes';
@@ -26,13 +28,22 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   metricsToken: string;
   /** Origins that may call the private routes from a browser (CORS_ORIGINS). */
   corsOrigins: string[];
+  trackerScriptPath: string;
+  trackerCollectPath: string;
+}
+
+/** Stops the start when a renamed tracker path would take over one of the service's routes. */
+function checkFree(app: AnyElysia, method: string, path: string, variable: string): void {
+  if (app.routes.some((route) => route.method === method && route.path === path)) {
+    throw new Error(`${variable}: ${method} ${path} is already a route of the service; choose another path`);
+  }
 }
 
 /** The HTTP application: shared floors first (logging, CORS, errors, body reading), then features. */
 export function createApp(deps: AppDeps) {
-  const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS]);
+  const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
@@ -46,4 +57,11 @@ export function createApp(deps: AppDeps) {
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
     .use(metricsRoutes(deps));
+  // The tracker's paths last, once every other route is known: renamed, they must take none.
+  checkFree(app, 'GET', deps.trackerScriptPath, 'TRACKER_SCRIPT_PATH');
+  if (deps.trackerCollectPath !== '/v1/batch') {
+    checkFree(app, 'POST', deps.trackerCollectPath, 'TRACKER_COLLECT_PATH');
+    app.use(segmentBatchRoute(deps, deps.trackerCollectPath));
+  }
+  return app.use(trackerRoutes(loadTrackerScript(deps.trackerCollectPath), deps.trackerScriptPath));
 }
