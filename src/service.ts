@@ -1,7 +1,7 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
-import { createApp } from './http/app';
+import { createApp } from './app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { localUrl, serve } from './http/serve';
 import type { Logger } from './log';

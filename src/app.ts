@@ -1,19 +1,19 @@
 import { Elysia } from 'elysia';
-import { eventRoutes, type EventRoutesDeps } from '../events/routes';
-import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
-import type { Logger } from '../log';
-import { segmentRoutes } from '../segment/routes';
-import { metricsRoutes } from '../metrics/routes';
-import type { ServiceMetrics } from '../metrics/service-metrics';
-import { statusRoutes } from '../status/routes';
-import { webhookRoutes } from '../webhooks/routes';
-import type { WebhookSupervisor } from '../webhooks/supervisor';
-import { workspaceRoutes } from '../workspaces/routes';
-import { errorMapper } from './error-mapper';
-import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
-import { jsonBody } from './json-body';
-import { openApi } from './openapi';
-import { requestLog } from './request-log';
+import { eventRoutes, type EventRoutesDeps } from './events/routes';
+import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
+import type { Logger } from './log';
+import { segmentRoutes } from './segment/routes';
+import { metricsRoutes } from './metrics/routes';
+import type { ServiceMetrics } from './metrics/service-metrics';
+import { statusRoutes } from './status/routes';
+import { webhookRoutes } from './webhooks/routes';
+import type { WebhookSupervisor } from './webhooks/supervisor';
+import { workspaceRoutes } from './workspaces/routes';
+import { errorMapper } from './http/error-mapper';
+import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
+import { jsonBody } from './http/json-body';
+import { openApi } from './http/openapi';
+import { requestLog } from './http/request-log';
 
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
@@ -25,7 +25,10 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   metricsToken: string;
 }
 
-/** The HTTP application: shared floors first (logging, errors, body reading), then features. */
+/**
+ * The HTTP application, composed above the features it serves: shared floors first (logging,
+ * errors, body reading), then each feature's routes.
+ */
 export function createApp(deps: AppDeps) {
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   return new Elysia({ normalize: false })
