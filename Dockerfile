@@ -1,23 +1,44 @@
-# One image: the service on the embedded engine, data in a volume.
+# The service on the embedded engine, data in a volume.
 #   docker build -t event-analytics .
-#   docker run -p 4000:4000 -v analytics-data:/data event-analytics
-# glibc base: the engine ships as a linux-x64-gnu binary (libchdb.so) inside the chdb package.
-FROM node:20-bookworm-slim
+#   docker run -p 4000:4000 -v analytics-data:/data \
+#     -e PUBLIC_API_KEYS=pk_... -e PRIVATE_API_KEYS=sk_... event-analytics
+# glibc bases: the engine ships as a linux-x64-gnu library (libchdb.so) inside the chdb package.
 
+# Production dependencies only: the engine, Bun (which runs the service) and the HTTP stack.
+FROM node:20-bookworm-slim AS dependencies
 WORKDIR /app
-ENV NODE_ENV=production
-
 COPY package.json package-lock.json ./
-# Dev dependencies included: `bun` itself comes from npm and runs the service.
-RUN npm install --no-audit --no-fund && npm cache clean --force
+# npm can fail inside a build and still exit 0 with an incomplete node_modules: check the two
+# pieces the service cannot start without.
+RUN npm install --omit=dev --no-audit --no-fund \
+ && test -x node_modules/.bin/bun \
+ && test -f node_modules/@chdb/lib-linux-x64-gnu/libchdb.so \
+ && rm -rf /root/.npm
 
-COPY tsconfig.json bunfig.toml .env.defaults ./
+# The running image: no Node.js, npm, TypeScript, tests or benchmarks; Bun runs the sources.
+FROM debian:bookworm-slim
+LABEL org.opencontainers.image.title="event-analytics" \
+      org.opencontainers.image.description="Self-hosted event collection and analytics on embedded ClickHouse" \
+      org.opencontainers.image.version="0.2.0" \
+      org.opencontainers.image.licenses="UNLICENSED"
+# A fixed uid so that a directory mounted from the host can be given to it (chown 10001).
+RUN groupadd --system --gid 10001 analytics \
+ && useradd --system --uid 10001 --gid analytics --home-dir /data --shell /usr/sbin/nologin analytics \
+ && mkdir /data && chown analytics:analytics /data
+WORKDIR /app
+# Owned by root and read-only to the service: only /data is written.
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY package.json tsconfig.json bunfig.toml .env.defaults ./
 COPY src ./src
 
-ENV DATA_DIR=/data HOST=0.0.0.0 PORT=4000
+# production: the shipped development keys are refused at start (set your own).
+ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0 PORT=4000
 VOLUME ["/data"]
 EXPOSE 4000
+USER analytics
 
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/app/node_modules/.bin/bun", "src/healthcheck.ts"]
 # The service flushes accepted events and closes the engine on SIGTERM (docker stop).
 STOPSIGNAL SIGTERM
-CMD ["node_modules/.bin/bun", "src/main.ts"]
+CMD ["/app/node_modules/.bin/bun", "src/main.ts"]

@@ -105,6 +105,8 @@ const SPEC = {
   host: ['HOST', nonEmpty],
   shutdownTimeoutMs: ['SHUTDOWN_TIMEOUT_MS', int(0, 600_000)],
   logLevel: ['LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error')],
+  // Any value but production is development here (bun test sets test, hosts may say staging).
+  nodeEnv: ['NODE_ENV', text],
   publicApiKeys: ['PUBLIC_API_KEYS', keyList],
   privateApiKeys: ['PRIVATE_API_KEYS', keyList],
   metricsToken: ['METRICS_TOKEN', optionalToken],
@@ -197,7 +199,31 @@ export function buildConfig(...layers: Record<string, string | undefined>[]): Co
   return config as Config;
 }
 
-/** `.env.defaults`, then `.env`, then the process environment, all relative to `dir`. */
+const KEY_VARIABLES = ['PUBLIC_API_KEYS', 'PRIVATE_API_KEYS'] as const;
+
+/** The key variables still holding a key shipped in `dir`/.env.defaults, which anyone can read. */
+export function shippedKeyVariables(config: Config, dir = process.cwd()): string[] {
+  const defaults = readEnvFile(`${dir}/.env.defaults`);
+  const configured = { PUBLIC_API_KEYS: config.publicApiKeys, PRIVATE_API_KEYS: config.privateApiKeys };
+  return KEY_VARIABLES.filter((variable) => {
+    const shipped = keyList(defaults[variable] ?? '');
+    return configured[variable].some((key) => shipped.includes(key));
+  });
+}
+
+/**
+ * `.env.defaults`, then `.env`, then the process environment, all relative to `dir`. With
+ * NODE_ENV=production it refuses the shipped keys, so nobody exposes them by accident.
+ */
 export function loadConfig(dir = process.cwd(), env: Record<string, string | undefined> = process.env): Config {
-  return buildConfig(readEnvFile(`${dir}/.env.defaults`), readEnvFile(`${dir}/.env`), env);
+  const config = buildConfig(readEnvFile(`${dir}/.env.defaults`), readEnvFile(`${dir}/.env`), env);
+  const shipped = shippedKeyVariables(config, dir);
+  if (config.nodeEnv === 'production' && shipped.length > 0) {
+    throw new Error(
+      `invalid configuration:\n  ${shipped.map((v) => `${v}: holds the development key shipped in .env.defaults`).join('\n  ')}\n` +
+        `  NODE_ENV=production refuses the shipped keys: set ${shipped.join(' and ')} to keys of your own ` +
+        '(for example: openssl rand -hex 24), or NODE_ENV=development on a machine nobody else can reach.',
+    );
+  }
+  return config;
 }

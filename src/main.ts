@@ -1,4 +1,4 @@
-import { loadConfig } from './config';
+import { loadConfig, shippedKeyVariables } from './config';
 import { createLogger } from './log';
 import { startService } from './service';
 
@@ -10,8 +10,9 @@ try {
   process.exit(1);
 }
 const log = createLogger(config.logLevel);
-if (config.privateApiKeys.includes('private-dev-key-change-me')) {
-  log.warn('the default private key from .env.defaults is in use; set PRIVATE_API_KEYS before exposing the service');
+const shipped = shippedKeyVariables(config);
+if (shipped.length > 0) {
+  log.warn('development keys from .env.defaults are in use; set your own before exposing the service', { variables: shipped });
 }
 
 const starting = startService(config, log).catch((err: unknown) => {

@@ -1,9 +1,9 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
-import { createApp } from './http/app';
+import { createApp } from './app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
-import { serve } from './http/serve';
+import { localUrl, serve } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
@@ -112,7 +112,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
     idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
   });
-  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
+  const url = localUrl(config.host, server.port);
   log.info('listening', { url, storage: storage.mode });
 
   let stopping: Promise<void> | undefined;

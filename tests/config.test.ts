@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConfig, loadConfig, parseEnvFile, readEnvFile } from '../src/config';
+import { buildConfig, loadConfig, parseEnvFile, readEnvFile, shippedKeyVariables } from '../src/config';
 import { PROJECT_ROOT } from './helpers/project-root';
 
 const defaults = readEnvFile(join(PROJECT_ROOT, '.env.defaults'));
@@ -18,9 +18,9 @@ describe('configuration', () => {
     expect(config.maxEventBytes).toBe(32 * 1024);
   });
 
-  test('the README lists every setting of .env.defaults with its default', () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    const listed = new Map([...readme.matchAll(/^\| `([A-Z_]+)` \| (?:`([^`]*)`|\(empty\)) \|/gm)].map((m) => [m[1]!, m[2] ?? '']));
+  test('docs/configuration.md lists every setting of .env.defaults with its default', () => {
+    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8');
+    const listed = new Map([...page.matchAll(/^\| `([A-Z_]+)` \| (?:`([^`]*)`|\(empty\)) \|/gm)].map((m) => [m[1]!, m[2] ?? '']));
     expect(Object.fromEntries(Object.keys(defaults).map((name) => [name, listed.get(name)]))).toEqual(defaults);
   });
 
@@ -64,5 +64,37 @@ describe('configuration', () => {
 
   test('env files: comments, export prefixes and quotes', () => {
     expect(parseEnvFile("# c\nexport A=1\nB='two words'\nC=\"x=y\"\n  D = 4  \n")).toEqual({ A: '1', B: 'two words', C: 'x=y', D: '4' });
+  });
+
+  describe('the shipped keys', () => {
+    const withDefaults = (body: (dir: string) => void) => {
+      const dir = mkdtempSync(join(tmpdir(), 'config-'));
+      try {
+        writeFileSync(join(dir, '.env.defaults'), Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join('\n'));
+        body(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+
+    test('NODE_ENV=production refuses them, naming each variable to set', () =>
+      withDefaults((dir) => {
+        expect(() => loadConfig(dir, { NODE_ENV: 'production' })).toThrow(/PUBLIC_API_KEYS: holds the development key[\s\S]*PRIVATE_API_KEYS: holds[\s\S]*set PUBLIC_API_KEYS and PRIVATE_API_KEYS/);
+        expect(() => loadConfig(dir, { NODE_ENV: 'production', PUBLIC_API_KEYS: 'pk_own_key_1234' })).toThrow(/set PRIVATE_API_KEYS to keys of your own/);
+        expect(() => loadConfig(dir, { NODE_ENV: 'production', PRIVATE_API_KEYS: `sk_own_key_1234,${defaults.PRIVATE_API_KEYS}`, PUBLIC_API_KEYS: 'pk_own_key_1234' })).toThrow(/PRIVATE_API_KEYS: holds/);
+      }));
+
+    test('NODE_ENV=production with keys of its own starts', () =>
+      withDefaults((dir) => {
+        const config = loadConfig(dir, { NODE_ENV: 'production', PUBLIC_API_KEYS: 'pk_own_key_1234', PRIVATE_API_KEYS: 'sk_own_key_1234' });
+        expect(config.privateApiKeys).toEqual(['sk_own_key_1234']);
+        expect(shippedKeyVariables(config, dir)).toEqual([]);
+      }));
+
+    test('development accepts them and says which are in use', () =>
+      withDefaults((dir) => {
+        const config = loadConfig(dir, { NODE_ENV: 'development', PUBLIC_API_KEYS: 'pk_own_key_1234' });
+        expect(shippedKeyVariables(config, dir)).toEqual(['PRIVATE_API_KEYS']);
+      }));
   });
 });

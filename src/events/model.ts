@@ -1,7 +1,7 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Page, PageParams } from '../http/pagination';
-import { parseIsoDateTime } from './timestamps';
+import { parseIsoDateTime } from '../timestamps';
 
 FormatRegistry.Set('iso-date-time', (value) => parseIsoDateTime(value) !== undefined);
 

@@ -65,3 +65,8 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
   }
   throw new Error('unsupported runtime: the service runs under Bun or Deno');
 }
+
+/** The URL at which this machine reaches a server listening on `host`:`port`. */
+export function localUrl(host: string, port: number): string {
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+}

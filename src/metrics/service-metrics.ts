@@ -24,8 +24,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const UNKNOWN_WORKSPACE = 'unknown';
 
 /**
- * Every metric the service exposes, named and described in one place (the README's Metrics
- * section lists the same). Workspaces are labelled by their database name: unique, readable and
+ * Every metric the service exposes, named and described in one place (docs/api/metrics.md
+ * lists the same). Workspaces are labelled by their database name: unique, readable and
  * never renamed.
  */
 export function createServiceMetrics(sources: MetricSources) {

@@ -1,5 +1,5 @@
 import type { EventInput } from '../events/model';
-import { parseIsoDateTime, toIsoString, type Micros } from '../events/timestamps';
+import { parseIsoDateTime, toIsoString, type Micros } from '../timestamps';
 import type { ProblemError } from '../http/problem';
 import type { SegmentBatchItem, SegmentType } from './model';
 

@@ -7,7 +7,7 @@ export function statusRoutes(storageMode: 'embedded' | 'server') {
     response: {
       200: t.Object(
         { service: t.String(), version: t.String(), storage: t.Union([t.Literal('embedded'), t.Literal('server')]), status: t.Literal('ok') },
-        { examples: [{ service: 'event-analytics', version: '0.1.0', storage: 'embedded', status: 'ok' }] },
+        { examples: [{ service: 'event-analytics', version: '0.2.0', storage: 'embedded', status: 'ok' }] },
       ),
     },
     detail: { tags: ['Operations'], summary: 'Status', description: 'No key needed.', security: [] },

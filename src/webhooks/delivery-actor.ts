@@ -1,5 +1,5 @@
 import type { Event } from '../events/model';
-import { nowMicros, toEngineDateTime, type Micros } from '../events/timestamps';
+import { nowMicros, toEngineDateTime, type Micros } from '../timestamps';
 import type { Logger } from '../log';
 import type { MonotonicClock } from '../monotonic-clock';
 import type { Storage } from '../storage/storage';

@@ -1,6 +1,6 @@
 import { Actor } from '../actors/actor';
 import type { Event } from '../events/model';
-import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../events/timestamps';
+import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../timestamps';
 import { pageWindow } from '../http/pagination';
 import { conflict, notFound } from '../http/problem';
 import type { Logger } from '../log';

@@ -1,5 +1,5 @@
 import { Actor } from '../actors/actor';
-import { toIsoString } from '../events/timestamps';
+import { toIsoString } from '../timestamps';
 import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';

@@ -159,7 +159,7 @@ describe('webhook deliveries', () => {
   });
 });
 
-test('after all of the above the whole output is still valid, with every metric the README lists', async () => {
+test('after all of the above the whole output is still valid, with every metric docs/api/metrics.md lists', async () => {
   const families = await scrape();
   expect([...families.keys()].sort()).toEqual([
     'analytics_events_accepted_total',

@@ -185,7 +185,7 @@ describe('POST /queries refuses with 400', () => {
   });
 });
 
-describe('the README cookbook', () => {
+describe('the SQL cookbook (docs/sql.md)', () => {
   test('daily active users', async () => {
     const rows = await rowsOf(
       svc,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { parseIsoDateTime } from '../../src/events/timestamps';
+import { parseIsoDateTime } from '../../src/timestamps';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, listEvents, startTestService, type TestService } from '../helpers/test-service';
 

@@ -1,22 +1,22 @@
 import { Elysia, type AnyElysia } from 'elysia';
-import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from '../events/routes';
-import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
-import type { Logger } from '../log';
-import { SEGMENT_PATHS, segmentBatchRoute, segmentRoutes } from '../segment/routes';
-import { metricsRoutes } from '../metrics/routes';
-import type { ServiceMetrics } from '../metrics/service-metrics';
-import { statusRoutes } from '../status/routes';
-import { trackerRoutes } from '../tracker/routes';
-import { loadTrackerScript } from '../tracker/tracker-script';
-import { webhookRoutes } from '../webhooks/routes';
-import type { WebhookSupervisor } from '../webhooks/supervisor';
-import { workspaceRoutes } from '../workspaces/routes';
-import { cors } from './cors';
-import { errorMapper } from './error-mapper';
-import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
-import { jsonBody } from './json-body';
-import { openApi } from './openapi';
-import { requestLog } from './request-log';
+import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from './events/routes';
+import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
+import type { Logger } from './log';
+import { SEGMENT_PATHS, segmentBatchRoute, segmentRoutes } from './segment/routes';
+import { metricsRoutes } from './metrics/routes';
+import type { ServiceMetrics } from './metrics/service-metrics';
+import { statusRoutes } from './status/routes';
+import { trackerRoutes } from './tracker/routes';
+import { loadTrackerScript } from './tracker/tracker-script';
+import { webhookRoutes } from './webhooks/routes';
+import type { WebhookSupervisor } from './webhooks/supervisor';
+import { workspaceRoutes } from './workspaces/routes';
+import { cors } from './http/cors';
+import { errorMapper } from './http/error-mapper';
+import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
+import { jsonBody } from './http/json-body';
+import { openApi } from './http/openapi';
+import { requestLog } from './http/request-log';
 
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
@@ -39,7 +39,10 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
   }
 }
 
-/** The HTTP application: shared floors first (logging, CORS, errors, body reading), then features. */
+/**
+ * The HTTP application, composed above the features it serves: shared floors first (logging,
+ * CORS, errors, body reading), then each feature's routes.
+ */
 export function createApp(deps: AppDeps) {
   const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
