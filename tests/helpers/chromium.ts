@@ -6,7 +6,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 /** Debian's chromium package: the only browser these tests use (nothing is downloaded). */
 export const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
 
 /** A describe block that runs in Chromium, skipped (with the message above) where it is not installed. */
