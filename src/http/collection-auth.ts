@@ -58,8 +58,8 @@ export function readCollectionRequest(store: WorkspaceStore, types: JsonTypes) {
     const authorization = ctx.request.headers.get('authorization');
     const fromHeader = authorization ? headerPrincipal(store, authorization) : undefined;
     ctx.body = decodeBody(ctx.body, types);
-    const principal = fromHeader ?? writeKeyPrincipal(store, ctx.body, ctx.request.url);
+    // Remembered before the origin check, so that its refusal is counted for the workspace.
+    const principal = rememberPrincipal(ctx.request, fromHeader ?? writeKeyPrincipal(store, ctx.body, ctx.request.url));
     checkOrigin(principal, ctx.request.headers.get('origin'));
-    rememberPrincipal(ctx.request, principal);
   };
 }
