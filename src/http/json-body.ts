@@ -119,7 +119,8 @@ async function readWithin(request: Request, timeoutMs: number): Promise<ArrayBuf
 /**
  * Reads request bodies as text within the limits (413 beyond the size, 408 beyond the time),
  * inflating a compressed one (the size limit then applies to the inflated body), and leaves the
- * decoding to `decodeBody`, which the auth macro calls once the key has been checked.
+ * decoding to `decodeBody`, which the auth macro (or a collection route's key reading) calls once
+ * a key in a header has been checked.
  */
 export function jsonBody(limits: BodyLimits) {
   return new Elysia({ name: 'json-body' })
