@@ -16,7 +16,12 @@ import { errorMapper } from './http/error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
 import { jsonBody } from './http/json-body';
 import { openApi } from './http/openapi';
+import { bodyBudget, type ByteBudget } from './http/body-budget';
+import { rateLimit } from './http/rate-limit';
 import { requestLog } from './http/request-log';
+import { securityHeaders } from './http/security-headers';
+import type { Rate } from './http/token-buckets';
+import type { CidrList } from './net/address-ranges';
 
 export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
@@ -30,6 +35,14 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   corsOrigins: string[];
   trackerScriptPath: string;
   trackerCollectPath: string;
+  /** Request body bytes in memory at once (MAX_BODY_BYTES_IN_FLIGHT). */
+  bodies: ByteBudget;
+  trustedProxies: CidrList;
+  rateLimitCollectPerKey?: Rate;
+  rateLimitCollectPerAddress?: Rate;
+  rateLimitReadPerKey?: Rate;
+  rateLimitReadPerAddress?: Rate;
+  rateLimitAuthFailuresPerAddress?: Rate;
 }
 
 /** Stops the start when a renamed tracker path would take over one of the service's routes. */
@@ -41,7 +54,8 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
 
 /**
  * The HTTP application, composed above the features it serves: shared floors first (logging,
- * CORS, errors, body reading), then each feature's routes.
+ * security headers, CORS, errors, rate limits, the bound on bodies in memory, body reading),
+ * then each feature's routes.
  */
 export function createApp(deps: AppDeps) {
   const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
@@ -49,8 +63,23 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
+    .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
     .use(errorMapper(deps.log))
+    .use(
+      rateLimit({
+        limits: {
+          collectPerKey: deps.rateLimitCollectPerKey,
+          collectPerAddress: deps.rateLimitCollectPerAddress,
+          readPerKey: deps.rateLimitReadPerKey,
+          readPerAddress: deps.rateLimitReadPerAddress,
+          authFailuresPerAddress: deps.rateLimitAuthFailuresPerAddress,
+        },
+        trustedProxies: deps.trustedProxies,
+        onLimited: deps.metrics.rateLimited,
+      }),
+    )
+    .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))

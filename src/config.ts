@@ -1,5 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { normalizeOrigin, ORIGIN_RULE } from './http/origins';
+import { parseRate } from './http/token-buckets';
+import { CidrList } from './net/address-ranges';
+import { parseAllowlist } from './net/egress-policy';
 import { IDENTIFIER_PATTERN } from './storage/storage';
 
 /** A setting's raw text turned into its typed value, or an error message. */
@@ -99,6 +102,19 @@ const oneOf =
     return raw as T;
   };
 
+/** A parser of another module, whose errors become this variable's. */
+const via =
+  <T>(parse: (raw: string) => T): Parser<T> =>
+  (raw) => {
+    try {
+      return parse(raw);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  };
+
+const cidrList = (raw: string) => new CidrList(raw.split(',').map((e) => e.trim()).filter((e) => e !== ''));
+
 /** Every setting, its variable and how to read it. Defaults live in .env.defaults only. */
 const SPEC = {
   port: ['PORT', int(0, 65535)],
@@ -150,6 +166,18 @@ const SPEC = {
   webhookBatchSize: ['WEBHOOK_BATCH_SIZE', int(1, 10_000)],
   webhookBufferEvents: ['WEBHOOK_BUFFER_EVENTS', int(1, 1_000_000)],
   webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
+  // Hardening for the open internet (docs/security.md).
+  egressAllowlist: ['EGRESS_ALLOWLIST', via(parseAllowlist)],
+  trustedProxies: ['TRUSTED_PROXIES', via(cidrList)],
+  rateLimitCollectPerKey: ['RATE_LIMIT_COLLECT_PER_KEY', via(parseRate)],
+  rateLimitCollectPerAddress: ['RATE_LIMIT_COLLECT_PER_ADDRESS', via(parseRate)],
+  rateLimitReadPerKey: ['RATE_LIMIT_READ_PER_KEY', via(parseRate)],
+  rateLimitReadPerAddress: ['RATE_LIMIT_READ_PER_ADDRESS', via(parseRate)],
+  rateLimitAuthFailuresPerAddress: ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', via(parseRate)],
+  maxBodyBytesInFlight: ['MAX_BODY_BYTES_IN_FLIGHT', int(1024 * 1024, 64 * 1024 * 1024 * 1024)],
+  queryWorkspaceConcurrency: ['QUERY_WORKSPACE_CONCURRENCY', int(1, 64)],
+  queryWorkspaceQueueMax: ['QUERY_WORKSPACE_QUEUE_MAX', int(0, 100_000)],
+  queryWorkspaceSecondsPerMinute: ['QUERY_WORKSPACE_SECONDS_PER_MINUTE', int(0, 3600)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

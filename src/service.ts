@@ -2,12 +2,16 @@ import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
 import { createApp } from './app';
+import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { localUrl, serve } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
+import { EgressPolicy } from './net/egress-policy';
+import { systemResolver, type HostResolver } from './net/host-resolver';
 import { QueryRunner } from './queries/query-runner';
+import { engineSessions, engineThreads } from './storage/engine-threads';
 import { MigrationRunner } from './storage/migrations/runner';
 import { openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
@@ -28,8 +32,18 @@ export interface Service {
 /** The transport's own hard cap sits above ours so that our 413 (problem+json) answers first. */
 const TRANSPORT_BODY_SLACK = 2;
 
-/** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
-export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config)): Promise<Service> {
+/**
+ * Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port).
+ * `resolver` turns webhook host names into addresses (tests give their own).
+ */
+export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config), resolver: HostResolver = systemResolver): Promise<Service> {
+  const threads = engineThreads();
+  if (storage.mode === 'embedded' && threads !== undefined && threads < engineSessions(config)) {
+    log.warn('the runtime runs fewer engine statements at once than the service has engine sessions: long statements will hold up others, ingestion included; start it with UV_THREADPOOL_SIZE set (npm start and the Docker image do)', {
+      threads,
+      sessions: engineSessions(config),
+    });
+  }
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
@@ -37,7 +51,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
   // Sampled at scrape time only, once the buffer and the supervisor exist.
-  const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
+  const bodies = new ByteBudget(config.maxBodyBytesInFlight);
+  const metrics = createServiceMetrics({
+    ingestQueueDepth: () => buffer.depth,
+    webhookRetriesPending: () => webhooks.retriesPending(),
+    bodyBytesInFlight: () => bodies.inUse,
+  });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const buffer = new IngestBuffer(
@@ -70,6 +89,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         bufferEvents: config.webhookBufferEvents,
         settleMs: config.webhookSettleMs,
       },
+      egress: new EgressPolicy(config.egressAllowlist, resolver),
       onDeliveryAttempt: metrics.webhookAttempted,
     },
     log,
@@ -80,6 +100,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     {
       concurrency: config.queryConcurrency,
       queueMax: config.queryQueueMax,
+      workspaceConcurrency: config.queryWorkspaceConcurrency,
+      workspaceQueueMax: config.queryWorkspaceQueueMax,
+      workspaceSecondsPerMinute: config.queryWorkspaceSecondsPerMinute,
       limits: {
         timeoutMs: config.queryTimeoutMs,
         maxResultRows: config.queryMaxResultRows,
@@ -100,7 +123,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let app: ReturnType<typeof createApp>;
   try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics });
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
     await close();

@@ -13,8 +13,8 @@ const BASE_ALLOWED_HEADERS = 'Authorization, Content-Type, Content-Encoding';
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 /** A day: browsers that allow that long (Chromium caps it at two hours) preflight once a day. */
 const MAX_AGE_SECONDS = 86_400;
-/** What a page may read of an answer besides the basic headers: why it was refused, and its id. */
-const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
+/** What a page may read of an answer besides the basic headers: why it was refused (and when to retry), and its id. */
+const EXPOSED_HEADERS = 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
 
 /** The headers a preflight allows: ours, and whatever the SDK asks for (RudderStack's, for one). */
 function allowedHeaders(requested: string | null): string {

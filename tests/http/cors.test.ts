@@ -64,7 +64,7 @@ describe('CORS on the collection routes', () => {
     ] as const;
     for (const [status, res] of answers) {
       expect(res.status).toBe(status);
-      expect(corsHeaders(res)).toEqual({ origin: PAGE, expose: 'Retry-After, X-Request-Id', vary: 'Origin' });
+      expect(corsHeaders(res)).toEqual({ origin: PAGE, expose: 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id', vary: 'Origin' });
     }
   });
 
@@ -77,7 +77,7 @@ describe('CORS on the collection routes', () => {
       for (const [res, status] of [[segment, 429], [events, 503]] as const) {
         expect(res.status).toBe(status);
         expect(res.headers.get('retry-after')).toBe('1');
-        expect(corsHeaders(res)).toEqual({ origin: PAGE, expose: 'Retry-After, X-Request-Id', vary: 'Origin' });
+        expect(corsHeaders(res)).toEqual({ origin: PAGE, expose: 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id', vary: 'Origin' });
       }
     } finally {
       await small.stop();
@@ -119,7 +119,7 @@ describe('the private routes stay private', () => {
         expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
         expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST, PUT, DELETE');
         const res = await fetch(svc.url + path, { method, headers: { origin, authorization: `Bearer ${svc.privateKey}` }, body: method === 'POST' ? '{"queries":["SELECT 1"]}' : undefined });
-        expect(corsHeaders(res)).toEqual({ origin, expose: 'Retry-After, X-Request-Id', vary: 'Origin' });
+        expect(corsHeaders(res)).toEqual({ origin, expose: 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id', vary: 'Origin' });
       }
     }
   });

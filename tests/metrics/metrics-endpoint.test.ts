@@ -183,6 +183,9 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_ingest_flush_rows',
     'analytics_ingest_queue_events',
     'analytics_query_duration_seconds',
+    'analytics_rate_limited_total',
+    'analytics_request_bodies_shed_total',
+    'analytics_request_body_bytes_in_flight',
     'analytics_webhook_attempts_total',
     'analytics_webhook_retries_pending',
   ]);
