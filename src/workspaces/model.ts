@@ -1,9 +1,20 @@
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Page, PageParams } from '../http/pagination';
 import { IDENTIFIER_PATTERN } from '../storage/storage';
 import { DATABASE_NAME_RULE } from './database-names';
 
 const Properties = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON object' });
+
+/** A century: far beyond any retention policy, and within what the engine's intervals hold. */
+export const MAX_RETENTION_DAYS = 36_500;
+// TypeBox's own Integer: Elysia's t.Integer would also take numeric strings such as "30".
+const RetentionDays = Type.Integer({
+  minimum: 0,
+  maximum: MAX_RETENTION_DAYS,
+  error: `must be a whole number of days from 0 (keep forever) to ${MAX_RETENTION_DAYS}`,
+  description: 'Days events are kept, by their timestamp; 0 keeps them forever. POST: RETENTION_DAYS when absent; PUT: unchanged when absent.',
+});
 
 export const Workspace = t.Object({
   workspaceId: t.String({ format: 'uuid' }),
@@ -12,6 +23,7 @@ export const Workspace = t.Object({
   databaseName: t.String(),
   createdAt: t.String({ format: 'date-time' }),
   properties: t.Optional(Properties),
+  retentionDays: t.Integer({ minimum: 0, description: 'Days events are kept, by their timestamp; 0 keeps them forever.' }),
 });
 export type Workspace = typeof Workspace.static;
 
@@ -22,8 +34,9 @@ export const WorkspaceInput = t.Object(
     databaseName: t.Optional(t.String({ pattern: IDENTIFIER_PATTERN, error: DATABASE_NAME_RULE, examples: ['ws_acme'] })),
     isDefault: t.Optional(t.Boolean({ error: 'must be true or false' })),
     properties: t.Optional(Properties),
+    retentionDays: t.Optional(RetentionDays),
   },
-  { additionalProperties: false, examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' } }] },
+  { additionalProperties: false, examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, retentionDays: 90 }] },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;
 

@@ -17,6 +17,7 @@ function toWorkspace(row: Row): Workspace {
     isDefault: Boolean(row.isDefault),
     databaseName: String(row.databaseName),
     createdAt: engineToIso(String(row.createdAt)),
+    retentionDays: Number(row.retentionDays),
     ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
   };
 }
@@ -40,7 +41,7 @@ export class WorkspaceRecords {
 
   async workspaces(): Promise<WorkspaceVersion[]> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, name, databaseName, isDefault, properties, createdAt, version FROM ${this.meta}.workspaces FINAL`,
+      `SELECT workspaceId, name, databaseName, isDefault, properties, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
       {},
       'write',
     );
@@ -64,6 +65,7 @@ export class WorkspaceRecords {
         isDefault: w.isDefault,
         properties: w.properties ? JSON.stringify(w.properties) : '',
         createdAt: engineTime(w.createdAt),
+        retentionDays: w.retentionDays,
         version,
         isDeleted: deleted ? 1 : 0,
       }))),

@@ -10,6 +10,7 @@ import type { Storage } from '../storage/storage';
 import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
 import { databaseNameFor, withRandomSuffix } from './database-names';
 import type { CreatedWorkspace, Workspace, WorkspaceInput } from './model';
+import { applyRetention } from './retention';
 import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
 /** The caller behind a key. */
@@ -28,6 +29,8 @@ export interface WorkspaceStoreOptions {
   refreshMs: number;
   /** Whether each insert into a workspace's events is flushed to disk before it is acknowledged. */
   ingestFsync: boolean;
+  /** Retention of a workspace created without one (days; 0 keeps events forever). */
+  retentionDays: number;
 }
 
 /** Changes waiting for the store, at most; beyond it callers get 503. */
@@ -71,17 +74,22 @@ export class WorkspaceStore {
     await this.migrations.apply(this.options.metaDatabase, metaMigrations);
     await this.reload();
     if (!this.defaultId) await this.createDefault();
-    for (const { workspace } of this.workspaces.values()) await this.prepareDatabase(workspace.databaseName);
+    for (const { workspace } of this.workspaces.values()) await this.prepareDatabase(workspace);
     await this.dropOrphans();
     this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
     this.timer.unref();
   }
 
-  /** Brings a workspace database to the current schema, with the configured durability. */
-  private async prepareDatabase(databaseName: string): Promise<void> {
+  /**
+   * Brings a workspace database to the current schema, with the configured durability and the
+   * workspace's retention (again at each start, in case a change was cut short before its ALTER).
+   */
+  private async prepareDatabase(workspace: Workspace): Promise<void> {
+    const { databaseName } = workspace;
     await this.migrations.apply(databaseName, workspaceMigrations);
     const fsync = this.options.ingestFsync ? 1 : 0;
     await this.migrations.setTableSettings(databaseName, 'events', { fsync_after_insert: fsync, fsync_part_directory: fsync });
+    await applyRetention(this.migrations, databaseName, workspace.retentionDays, false);
   }
 
   async stop(): Promise<void> {
@@ -154,6 +162,7 @@ export class WorkspaceStore {
         databaseName,
         createdAt: toIsoString(BigInt(version)),
         ...(input.properties ? { properties: input.properties } : {}),
+        retentionDays: input.retentionDays ?? this.options.retentionDays,
       };
       const publicApiKey = generateKey('public');
       const privateApiKey = generateKey('private');
@@ -167,7 +176,7 @@ export class WorkspaceStore {
       await this.records.writeKeys(keys, version);
       await this.records.writeWorkspaces(written);
       try {
-        await this.prepareDatabase(databaseName);
+        await this.prepareDatabase(workspace);
       } catch (err) {
         await this.records.writeWorkspaces([{ workspace, version: this.nextVersion() }], true).catch(() => {});
         throw err;
@@ -180,7 +189,8 @@ export class WorkspaceStore {
   }
 
   /**
-   * Replaces name, properties and isDefault. `databaseName` cannot change. The default workspace
+   * Replaces name, properties and isDefault, and retentionDays when given (its new TTL applies
+   * in the background). `databaseName` cannot change. The default workspace
    * stays the default until another one is made the default, so `isDefault: false` on it is
    * refused; an absent `isDefault` keeps the current value.
    */
@@ -204,10 +214,12 @@ export class WorkspaceStore {
         name,
         isDefault: input.isDefault ?? current.isDefault,
         ...(input.properties ? { properties: input.properties } : {}),
+        retentionDays: input.retentionDays ?? current.retentionDays,
       };
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
       await this.records.writeWorkspaces(written);
       this.remember(written);
+      if (workspace.retentionDays !== current.retentionDays) await applyRetention(this.migrations, workspace.databaseName, workspace.retentionDays, true);
       return workspace;
     });
   }
@@ -329,6 +341,7 @@ export class WorkspaceStore {
       isDefault: true,
       databaseName: this.options.defaultWorkspaceDatabase,
       createdAt: toIsoString(BigInt(version)),
+      retentionDays: this.options.retentionDays,
     };
     await this.records.writeWorkspaces([{ workspace, version }]);
     this.remember([{ workspace, version }]);

@@ -89,4 +89,10 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ReplacingMergeTree(version) ORDER BY (webhookUuid, deliveryId)`,
     ],
   },
+  {
+    version: 7,
+    name: 'workspace_retention',
+    // Days a workspace keeps its events (0: forever); the table's TTL is made from it.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS retentionDays UInt32 DEFAULT 0`],
+  },
 ];
