@@ -74,6 +74,7 @@ export interface CreatedWorkspace {
   isDefault: boolean;
   createdAt: string;
   properties?: Record<string, unknown>;
+  retentionDays: number;
   publicApiKey: string;
   privateApiKey: string;
 }

@@ -20,7 +20,7 @@ describe('retentionDays', () => {
     expect(inherited.retentionDays).toBe(400);
     const own = await createWorkspace(svc, { name: uniqueName('Own'), retentionDays: 0 });
     expect(own.retentionDays).toBe(0);
-    const read = await (await admin('GET', `/workspaces/${own.workspaceId}`)).json();
+    const read: any = await (await admin('GET', `/workspaces/${own.workspaceId}`)).json();
     expect(read.retentionDays).toBe(0);
   });
 
@@ -29,10 +29,10 @@ describe('retentionDays', () => {
     for (const retentionDays of [-1, 1.5, '30', 36_501]) {
       const res = await admin('PUT', `/workspaces/${ws.workspaceId}`, { name: ws.name, retentionDays });
       expect(res.status).toBe(400);
-      const body = await res.json();
+      const body: any = await res.json();
       expect(body.errors[0]).toMatchObject({ pointer: '/retentionDays' });
     }
-    expect((await (await admin('GET', `/workspaces/${ws.workspaceId}`)).json()).retentionDays).toBe(10);
+    expect(((await (await admin('GET', `/workspaces/${ws.workspaceId}`)).json()) as any).retentionDays).toBe(10);
   });
 
   testInProcess('old events disappear from GET /events and SQL once the TTL is applied; recent ones stay', async () => {
@@ -45,13 +45,13 @@ describe('retentionDays', () => {
     // PUT keeps the name and properties given, and changes the period without rewriting the table.
     const res = await admin('PUT', `/workspaces/${ws.workspaceId}`, { name: ws.name, retentionDays: 30 });
     expect(res.status).toBe(200);
-    expect((await res.json()).retentionDays).toBe(30);
+    expect(((await res.json()) as any).retentionDays).toBe(30);
     const table = `${ws.databaseName}.events`;
-    const [{ engine_full }] = await svc.storage.query('SELECT engine_full FROM system.tables WHERE database = {db:String} AND name = {t:String}', {
+    const tables = await svc.storage.query('SELECT engine_full FROM system.tables WHERE database = {db:String} AND name = {t:String}', {
       db: ws.databaseName,
       t: 'events',
     });
-    expect(String(engine_full)).toContain('TTL timestamp + toIntervalDay(30)');
+    expect(String(tables[0]?.engine_full)).toContain('TTL timestamp + toIntervalDay(30)');
     // The engine applies TTLs at merges; the test forces one rather than waiting for it.
     await svc.storage.command(`OPTIMIZE TABLE ${table} FINAL`);
     const listed = await listEvents(svc, '', ws.privateApiKey);
