@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia';
 import { eventRoutes, type EventRoutesDeps } from './events/routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
+import type { RegulationRunner } from './regulations/regulation-runner';
+import { regulationRoutes } from './regulations/routes';
 import type { Logger } from './log';
 import { segmentRoutes } from './segment/routes';
 import { metricsRoutes } from './metrics/routes';
@@ -23,6 +25,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   webhooks: WebhookSupervisor;
   metrics: ServiceMetrics;
   metricsToken: string;
+  regulations: RegulationRunner;
 }
 
 /**
@@ -43,5 +46,6 @@ export function createApp(deps: AppDeps) {
     .use(queryRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
+    .use(regulationRoutes(deps.store, deps.regulations))
     .use(metricsRoutes(deps));
 }

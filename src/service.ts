@@ -8,6 +8,8 @@ import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
 import { QueryRunner } from './queries/query-runner';
+import { RegulationRunner } from './regulations/regulation-runner';
+import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
 import { openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
@@ -40,6 +42,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
+  const suppressions = new SuppressionList(store);
   const buffer = new IngestBuffer(
     storage,
     {
@@ -50,6 +53,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
       onCommitted: (database, events) => webhooks.committed(database, events),
       messageIds,
       onFlush: metrics.ingestFlushed,
+      suppresses: (database, event) => suppressions.suppresses(database, event),
+      onSuppressed: metrics.eventsSuppressed,
     },
     log,
   );
@@ -75,6 +80,18 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   await webhooks.start();
+  const regulations = new RegulationRunner({
+    storage,
+    store,
+    suppressions,
+    metaDatabase: config.metaDatabase,
+    onCluster: migrations.onCluster,
+    ingestSettled: () => buffer.whenSettled(),
+    discardDeliveries: (database, erased) => webhooks.discard(database, erased),
+    refreshMs: config.workspaceRefreshMs,
+    log,
+  });
+  await regulations.start();
   const runner = new QueryRunner(
     storage,
     {
@@ -91,7 +108,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }), {
+  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, regulations }), {
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -112,6 +129,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       log.warn('in-flight requests did not finish in time; closing their connections', { timeoutMs: config.shutdownTimeoutMs });
       await server.stop(true);
     }
+    await regulations.stop();
     await buffer.close();
     await webhooks.stop();
     await runner.close();

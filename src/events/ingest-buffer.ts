@@ -62,6 +62,10 @@ export interface IngestBufferOptions {
   messageIds: RecentMessageIds;
   /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
+  /** Whether an accepted event is of a suppressed subject: acknowledged with its request, never stored. */
+  suppresses?: (database: string, event: Event) => boolean;
+  /** Told how many events of a submission were suppressed (for metrics). Must not throw. */
+  onSuppressed?: (database: string, events: number) => void;
 }
 
 interface Submission {
@@ -138,6 +142,8 @@ export class IngestBuffer {
   private readonly writers: Actor<Batch>[];
   /** Resolved by close(): wakes repeats of unknown inserts from their waits. */
   private readonly closed = Promise.withResolvers<void>();
+  /** Submissions not yet committed or failed, for `whenSettled()`. */
+  private readonly open = new Set<Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
@@ -168,7 +174,12 @@ export class IngestBuffer {
     if (this.shedding) throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting)`);
   }
 
-  /** Stores `events` in `database.events`; resolves once they are committed. */
+  /** Resolves once every submission made before the call has been committed or has failed. */
+  async whenSettled(): Promise<void> {
+    await Promise.allSettled([...this.open]);
+  }
+
+  /** Stores `events` in `database.events`, but those of suppressed subjects; resolves once they are committed. */
   submit(database: string, events: readonly AcceptedEvent[]): Promise<void> {
     try {
       this.admit();
@@ -181,12 +192,26 @@ export class IngestBuffer {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ database, events, resolve, reject });
-      this.pendingRows += events.length;
-      this.queuedRows += events.length;
+    const kept = this.withoutSuppressed(database, events);
+    if (kept.length === 0) return Promise.resolve();
+    const stored = new Promise<void>((resolve, reject) => {
+      this.pending.push({ database, events: kept, resolve, reject });
+      this.pendingRows += kept.length;
+      this.queuedRows += kept.length;
       this.pump();
     });
+    this.open.add(stored);
+    const forget = () => void this.open.delete(stored);
+    stored.then(forget, forget);
+    return stored;
+  }
+
+  private withoutSuppressed(database: string, events: readonly AcceptedEvent[]): readonly AcceptedEvent[] {
+    const suppresses = this.options.suppresses;
+    if (!suppresses) return events;
+    const kept = events.filter((e) => !suppresses(database, e.event));
+    if (kept.length < events.length) this.options.onSuppressed?.(database, events.length - kept.length);
+    return kept;
   }
 
   /**

@@ -87,6 +87,8 @@ export class EmbeddedStorage implements Storage {
   readonly mode = 'embedded' as const;
   private readonly writers: Lease[];
   private readonly readers: Lease[];
+  /** Opened on first use: most processes never run maintenance. */
+  private background: Lease | undefined;
   private closed = false;
 
   constructor(
@@ -101,6 +103,7 @@ export class EmbeddedStorage implements Storage {
 
   private lease(lane: Lane): Lease {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
+    if (lane === 'background') return (this.background ??= { session: new Session(this.dataDir), busy: 0 });
     const pool = lane === 'write' ? this.writers : this.readers;
     return pool.reduce((best, r) => (r.busy < best.busy ? r : best));
   }
@@ -125,8 +128,8 @@ export class EmbeddedStorage implements Storage {
     return this.run(lane, async (s) => splitLines(await execute(s, sql, params, 'TabSeparatedRaw')));
   }
 
-  command(sql: string, params: Params = {}): Promise<void> {
-    return this.run('write', async (s) => {
+  command(sql: string, params: Params = {}, lane: Lane = 'write'): Promise<void> {
+    return this.run(lane, async (s) => {
       await execute(s, sql, params, 'Null');
     });
   }
@@ -157,6 +160,6 @@ export class EmbeddedStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lease of [...this.writers, ...this.readers]) lease.session.close();
+    for (const lease of [...this.writers, ...this.readers, ...(this.background ? [this.background] : [])]) lease.session.close();
   }
 }

@@ -20,9 +20,10 @@ export type Params = Record<string, string | number | boolean | null | readonly 
 /**
  * Which engine sessions a statement runs on. Writes (inserts, DDL, metadata) have sessions of
  * their own so that a long read never queues an insert behind it (one chDB session runs one
- * query at a time).
+ * query at a time). Long maintenance (erasure, backups) has one of its own too, so that it never
+ * holds up either.
  */
-export type Lane = 'write' | 'read';
+export type Lane = 'write' | 'read' | 'background';
 
 /** The limits every statement of user SQL runs under. */
 export interface SandboxLimits {
@@ -70,8 +71,8 @@ export interface Storage {
   query(sql: string, params?: Params, lane?: Lane): Promise<Row[]>;
   /** Runs a statement that returns one text column, and answers its values as they are. */
   queryLines(sql: string, params?: Params, lane?: Lane): Promise<string[]>;
-  /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata). */
-  command(sql: string, params?: Params): Promise<void>;
+  /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata); on the write lane unless told. */
+  command(sql: string, params?: Params, lane?: Lane): Promise<void>;
   /**
    * Inserts JSONEachRow lines into `database.table` as one INSERT: one part, all or nothing.
    * Repeating an insert with the same `deduplicationToken` stores it once, in a table that keeps

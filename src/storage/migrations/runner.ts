@@ -28,7 +28,8 @@ async function checksum(migration: Migration): Promise<string> {
  */
 export class MigrationRunner {
   private readonly meta: string;
-  private readonly onCluster: string;
+  /** `ON CLUSTER ...` when a cluster is configured, else '': for other DDL-like statements (lightweight DELETE). */
+  readonly onCluster: string;
 
   constructor(
     private readonly storage: Storage,
