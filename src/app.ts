@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
+import { eventExportRoutes } from './events/export-routes';
 import { eventRoutes, type EventRoutesDeps } from './events/routes';
+import { queryExportRoutes } from './queries/export-routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
 import type { RegulationRunner } from './regulations/regulation-runner';
 import { regulationRoutes } from './regulations/routes';
@@ -42,8 +44,10 @@ export function createApp(deps: AppDeps) {
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
+    .use(eventExportRoutes(deps))
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
+    .use(queryExportRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
     .use(regulationRoutes(deps.store, deps.regulations))

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { forbidden, invalidInput, RETRY_AFTER_SECONDS, unavailable } from '../http/problem';
 import type { Logger } from '../log';
-import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
+import { sandboxSettings, StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
 import { parseResultRows } from './result-rows';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
 import { VerdictCache } from './verdict-cache';
@@ -63,7 +63,7 @@ export class QueryRunner {
   private readonly verdicts = new VerdictCache(VERDICTS, VERDICT_MAX_AGE_MS);
 
   constructor(
-    storage: Storage,
+    private readonly storage: Storage,
     private readonly options: QueryRunnerOptions,
     private readonly log: Logger,
   ) {
@@ -76,10 +76,7 @@ export class QueryRunner {
    * error of the first failing one (by index) is thrown, naming that index.
    */
   async run(database: string, statements: readonly string[]): Promise<Row[][]> {
-    const wouldWait = this.queue.size + this.queue.pending + statements.length - this.options.concurrency;
-    if (wouldWait > this.options.queueMax) {
-      throw unavailable(`too many queries are waiting (${this.queue.size}); try again shortly`, RETRY_AFTER_SECONDS);
-    }
+    this.admit(statements.length);
     const outcomes = await Promise.allSettled(statements.map((sql) => this.queue.add(() => this.withSandbox((s) => this.runOne(s, database, sql)))));
     const rows: Row[][] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -87,6 +84,22 @@ export class QueryRunner {
       rows.push(outcome.value);
     }
     return rows;
+  }
+
+  /**
+   * One statement's whole result streamed in `format` (an export): checked as `run` checks it (a
+   * sandbox from the same queue, the same verdicts), then run on a connection of its own with
+   * the sandbox's settings but no result limits. A refusal or failure, before or while it
+   * streams, is the problem of statement 0.
+   */
+  async *export(database: string, sql: string, format: StreamFormat): AsyncIterable<Uint8Array> {
+    this.admit(1);
+    try {
+      const statement = await this.queue.add(() => this.withSandbox((s) => this.verdict(s, database, sql)));
+      yield* this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'inspect') });
+    } catch (err) {
+      throw statementProblem(0, err);
+    }
   }
 
   /** Forgets every verdict: which databases exist may have changed. */
@@ -104,11 +117,7 @@ export class QueryRunner {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      let statement = this.verdicts.get(database, sql);
-      if (statement === undefined) {
-        statement = await guardStatement(sandbox, database, sql);
-        this.verdicts.set(database, sql, statement);
-      }
+      const statement = await this.verdict(sandbox, database, sql);
       const rows = parseResultRows(await sandbox.run(database, statement));
       this.log.debug('query', { database, rows: rows.length, ms: Math.round(seconds() * 1000) });
       this.options.onStatement?.('ok', seconds());
@@ -117,6 +126,24 @@ export class QueryRunner {
       this.options.onStatement?.('error', seconds());
       throw err;
     }
+  }
+
+  /** 503 when `statements` more would leave over `queueMax` waiting. */
+  private admit(statements: number): void {
+    const wouldWait = this.queue.size + this.queue.pending + statements - this.options.concurrency;
+    if (wouldWait > this.options.queueMax) {
+      throw unavailable(`too many queries are waiting (${this.queue.size}); try again shortly`, RETRY_AFTER_SECONDS);
+    }
+  }
+
+  /** The statement to run for `sql`: remembered, or decided by the guard now. */
+  private async verdict(sandbox: Sandbox, database: string, sql: string): Promise<string> {
+    let statement = this.verdicts.get(database, sql);
+    if (statement === undefined) {
+      statement = await guardStatement(sandbox, database, sql);
+      this.verdicts.set(database, sql, statement);
+    }
+    return statement;
   }
 
   /** The queue runs at most `concurrency` tasks, so a sandbox is always free when one starts. */

@@ -1,3 +1,5 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Session } from 'chdb';
 import {
   identifier,
@@ -12,6 +14,7 @@ import {
   type Sandbox,
   type SandboxLimits,
   type Storage,
+  type StreamFormat,
 } from './storage';
 
 /** chDB error classes that mean the engine itself is gone, not that the statement was wrong. */
@@ -72,6 +75,28 @@ class SandboxSession {
   }
 }
 
+/** Where the header line of CSVWithNames text ends (after its newline), quoted newlines aside; 0 when none. */
+function headerLength(bytes: Uint8Array): number {
+  let quoted = false;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x22) quoted = !quoted;
+    else if (bytes[i] === 0x0a && !quoted) return i + 1;
+  }
+  return 0;
+}
+
+/** chDB repeats CSVWithNames's header line at the start of every streamed chunk: only the first is kept. */
+async function* withoutRepeatedHeaders(format: StreamFormat, chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (format !== 'CSVWithNames') return yield* chunks;
+  let header: Buffer | undefined;
+  for await (const chunk of chunks) {
+    if (!header) {
+      header = Buffer.from(chunk.subarray(0, headerLength(chunk)));
+      yield chunk;
+    } else yield header.length > 0 && header.equals(chunk.subarray(0, header.length)) ? chunk.subarray(header.length) : chunk;
+  }
+}
+
 /** A session and the number of statements it has in flight, to pick the least busy reader. */
 interface Lease {
   readonly session: Session;
@@ -91,11 +116,16 @@ export class EmbeddedStorage implements Storage {
   private background: Lease | undefined;
   private closed = false;
 
+  /** Parquet exports being written; what a stopped process left there is removed at the next start. */
+  private readonly exportDir: string;
+
   constructor(
     private readonly dataDir: string,
     readSessions: number,
     writeSessions = 1,
   ) {
+    this.exportDir = join(dataDir, 'export-files');
+    rmSync(this.exportDir, { recursive: true, force: true });
     const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0 }));
     this.writers = open(writeSessions);
     this.readers = open(readSessions);
@@ -142,6 +172,47 @@ export class EmbeddedStorage implements Storage {
       const settings = deduplicationToken === undefined ? INSERT_SETTINGS : { ...INSERT_SETTINGS, insert_deduplication_token: deduplicationToken };
       await s.insert({ table: target, format: 'JSONEachRow', values: body, settings });
     });
+  }
+
+  async *stream(sql: string, params: Params, format: StreamFormat, options: { database?: string; settings?: Record<string, string> } = {}): AsyncIterable<Uint8Array> {
+    if (this.closed) throw new StorageUnavailableError('storage is closed');
+    // A session per stream: one session streams one result at a time, and its settings (a
+    // sandbox's readonly) stay with it.
+    const connectionArgs = Object.entries(options.settings ?? {}).map(([k, v]) => `--${k}=${v}`);
+    const session = new Session(this.dataDir, { connectionArgs });
+    try {
+      if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
+      if (format === 'Parquet') yield* this.parquetFile(session, sql, params);
+      else yield* withoutRepeatedHeaders(format, this.chunks(session, sql, params, format));
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      session.close();
+    }
+  }
+
+  private async *chunks(session: Session, sql: string, params: Params, format: StreamFormat): AsyncIterable<Uint8Array> {
+    const result = Object.keys(params).length > 0 ? session.queryStreamBind(sql, params, { format }) : session.queryStream(sql, { format });
+    // A copy: the chunk's memory belongs to the engine once the next one is read.
+    for await (const chunk of result) yield Uint8Array.from(chunk.raw());
+  }
+
+  /**
+   * chDB formats each streamed chunk as a file of its own, which for Parquet (a footer indexes
+   * the whole file) makes no one file. So the engine writes the file to disk (INTO OUTFILE,
+   * which readonly allows: it is the client's side of the engine), streaming it, and the file
+   * is read out in pieces and removed.
+   */
+  private async *parquetFile(session: Session, sql: string, params: Params): AsyncIterable<Uint8Array> {
+    mkdirSync(this.exportDir, { recursive: true });
+    // Our own name, with nothing of the caller's in it, so it may stand in the statement.
+    const path = join(this.exportDir, `${crypto.randomUUID()}.parquet`);
+    try {
+      await execute(session, `${sql} INTO OUTFILE '${path}' FORMAT Parquet`, params, 'TabSeparated');
+      for await (const chunk of Bun.file(path).stream()) yield chunk;
+    } finally {
+      rmSync(path, { force: true });
+    }
   }
 
   openSandbox(limits: SandboxLimits): Sandbox {

@@ -17,6 +17,9 @@ export const jsonLines = (rows: readonly Row[]): string[] => rows.map((row) => J
 export const INSERT_SETTINGS = { input_format_json_read_objects_as_strings: 1, date_time_input_format: 'best_effort' } as const;
 export type Params = Record<string, string | number | boolean | null | readonly string[]>;
 
+/** Output formats of `stream`: ClickHouse's own names. */
+export type StreamFormat = 'TabSeparatedRaw' | 'CSVWithNames' | 'Parquet' | 'JSONEachRow';
+
 /**
  * Which engine sessions a statement runs on. Writes (inserts, DDL, metadata) have sessions of
  * their own so that a long read never queues an insert behind it (one chDB session runs one
@@ -79,6 +82,14 @@ export interface Storage {
    * a deduplication window (the events tables do).
    */
   insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void>;
+  /**
+   * Streams a statement's result in `format`, chunk by chunk as the engine makes them, on a
+   * connection of its own: memory stays flat however large the result, and a long export holds
+   * up no other statement. `settings` are ClickHouse settings for the statement (applied in
+   * order, so `readonly` goes last); `database` is its current database. Stopping the iteration
+   * cancels the statement.
+   */
+  stream(sql: string, params: Params, format: StreamFormat, options?: { database?: string; settings?: Record<string, string> }): AsyncIterable<Uint8Array>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
   close(): Promise<void>;

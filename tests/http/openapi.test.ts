@@ -29,6 +29,8 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/webhooks/{uuid}/deliveries', '200', false],
   ['get', '/metrics', '200', false],
   ['post', '/regulations', '202', true],
+  ['get', '/events/export', '200', false],
+  ['post', '/queries/export', '200', true],
   ['get', '/regulations', '200', false],
   ['get', '/regulations/{id}', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),

@@ -64,6 +64,11 @@ testInProcess(`DELETE of 10 users among ${EVENTS.toLocaleString('en')} events of
     ws.privateApiKey,
   );
   expect(counts).toEqual({ erased: 0, users: USERS - 10, seeded: EVENTS - 10 * (EVENTS / USERS), live: baseline.events + during.events });
+  // Nor in an export of the whole table.
+  const exported = await svc.request('GET', '/events/export?format=ndjson', { key: ws.privateApiKey });
+  const lines = (await exported.text()).split('\n').filter((l) => l);
+  expect(lines.length).toBe(counts!.seeded + counts!.live);
+  expect(lines.some((l) => ERASED.includes(JSON.parse(l).userId))).toBe(false);
   const [spread] = await rowsOf(svc, "SELECT min(c) AS least, max(c) AS most FROM (SELECT userId, count() AS c FROM events WHERE event = 'seed' GROUP BY userId)", ws.privateApiKey);
   expect(spread).toEqual({ least: EVENTS / USERS, most: EVENTS / USERS });
 });
