@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { eventExportRoutes } from './events/export-routes';
+import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { eventRoutes, type EventRoutesDeps } from './events/routes';
 import { queryExportRoutes } from './queries/export-routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
@@ -41,7 +42,9 @@ export function createApp(deps: AppDeps) {
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(errorMapper(deps.log))
     .use(openApi())
-    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
+    // Before the JSON body reader: it streams its body itself.
+    .use(eventImportRoutes(deps))
+    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs, streamedPaths: new Set([IMPORT_PATH]) }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
     .use(eventExportRoutes(deps))

@@ -128,6 +128,7 @@ const SPEC = {
   webhookBufferEvents: ['WEBHOOK_BUFFER_EVENTS', int(1, 1_000_000)],
   webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
   retentionDays: ['RETENTION_DAYS', int(0, 36_500)],
+  importMaxBodyBytes: ['IMPORT_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024 * 1024)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

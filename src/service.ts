@@ -111,7 +111,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, regulations }), {
     port: config.port,
     hostname: config.host,
-    maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
+    // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
+    maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
     idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
   });
   const url = localUrl(config.host, server.port);

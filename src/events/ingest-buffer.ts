@@ -71,7 +71,8 @@ export interface IngestBufferOptions {
 interface Submission {
   database: string;
   events: readonly AcceptedEvent[];
-  resolve(): void;
+  /** With how many of its events were stored: the others repeated a stored messageId. */
+  resolve(stored: number): void;
   reject(err: unknown): void;
 }
 
@@ -143,7 +144,7 @@ export class IngestBuffer {
   /** Resolved by close(): wakes repeats of unknown inserts from their waits. */
   private readonly closed = Promise.withResolvers<void>();
   /** Submissions not yet committed or failed, for `whenSettled()`. */
-  private readonly open = new Set<Promise<void>>();
+  private readonly open = new Set<Promise<number>>();
 
   constructor(
     private readonly storage: Storage,
@@ -179,22 +180,24 @@ export class IngestBuffer {
     await Promise.allSettled([...this.open]);
   }
 
-  /** Stores `events` in `database.events`, but those of suppressed subjects; resolves once they are committed. */
-  submit(database: string, events: readonly AcceptedEvent[]): Promise<void> {
-    try {
-      this.admit();
-      if (this.queuedRows + events.length > this.options.maxQueuedRows) {
-        // Shedding until the queue drains to half; a submission refused by a queue at most
-        // half full is refused alone, or no drain would ever lift the shedding.
-        this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
-        throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
-      }
-    } catch (err) {
-      return Promise.reject(err);
+  /**
+   * Stores `events` in `database.events`, but those of suppressed subjects and repeats of a
+   * stored messageId; resolves once they are committed, with how many were stored and how many
+   * suppressed (the rest were repeats).
+   */
+  async submit(database: string, events: readonly AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
+    this.admit();
+    if (this.queuedRows + events.length > this.options.maxQueuedRows) {
+      // Shedding until the queue drains to half; a submission refused by a queue at most
+      // half full is refused alone, or no drain would ever lift the shedding.
+      this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
+      throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
     }
+    // Everything up to the first await runs at once, so submissions queue in call order.
     const kept = this.withoutSuppressed(database, events);
-    if (kept.length === 0) return Promise.resolve();
-    const stored = new Promise<void>((resolve, reject) => {
+    const suppressed = events.length - kept.length;
+    if (kept.length === 0) return { stored: 0, suppressed };
+    const stored = new Promise<number>((resolve, reject) => {
       this.pending.push({ database, events: kept, resolve, reject });
       this.pendingRows += kept.length;
       this.queuedRows += kept.length;
@@ -203,7 +206,7 @@ export class IngestBuffer {
     this.open.add(stored);
     const forget = () => void this.open.delete(stored);
     stored.then(forget, forget);
-    return stored;
+    return { stored: await stored, suppressed };
   }
 
   private withoutSuppressed(database: string, events: readonly AcceptedEvent[]): readonly AcceptedEvent[] {
@@ -324,7 +327,8 @@ export class IngestBuffer {
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
       this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
       this.options.onFlush?.(rows.length, ms / 1000);
-      for (const s of group) s.resolve();
+      const fresh = new Set(claim.fresh);
+      for (const s of group) s.resolve(s.events.filter((e) => fresh.has(e)).length);
       if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
       this.release(queued);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { createReadStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from 'chdb';
 import {
@@ -209,7 +209,7 @@ export class EmbeddedStorage implements Storage {
     const path = join(this.exportDir, `${crypto.randomUUID()}.parquet`);
     try {
       await execute(session, `${sql} INTO OUTFILE '${path}' FORMAT Parquet`, params, 'TabSeparated');
-      for await (const chunk of Bun.file(path).stream()) yield chunk;
+      for await (const chunk of createReadStream(path)) yield chunk as Uint8Array;
     } finally {
       rmSync(path, { force: true });
     }

@@ -1,8 +1,10 @@
 /**
- * Events in the volume tests of export and import: 100,000 in `npm test`, 1,000,000 (the
- * acceptance figure) in `npm run test:lifecycle`, which sets LIFECYCLE_EVENTS.
+ * Events in the volume tests of export (100,000 in `npm test`) and import (20,000: each line
+ * goes through the service's validation), and 1,000,000 for both, the acceptance figure, in
+ * `npm run test:lifecycle`, which sets LIFECYCLE_EVENTS.
  */
 export const LIFECYCLE_EVENTS = Number(process.env.LIFECYCLE_EVENTS ?? 100_000);
+export const LIFECYCLE_IMPORT_LINES = Number(process.env.LIFECYCLE_EVENTS ?? 20_000);
 
 /** Samples the process's resident memory every few ms while `work` runs; answers the peak in MiB. */
 export async function peakRssDuring<T>(work: () => Promise<T>): Promise<{ result: T; peakMiB: number; beforeMiB: number }> {

@@ -30,6 +30,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/metrics', '200', false],
   ['post', '/regulations', '202', true],
   ['get', '/events/export', '200', false],
+  ['post', '/events/import', '200', false],
   ['post', '/queries/export', '200', true],
   ['get', '/regulations', '200', false],
   ['get', '/regulations/{id}', '200', false],
