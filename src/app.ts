@@ -1,4 +1,6 @@
 import { Elysia } from 'elysia';
+import type { BackupRunner } from './backups/backup-runner';
+import { backupRoutes } from './backups/routes';
 import { eventExportRoutes } from './events/export-routes';
 import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { eventRoutes, type EventRoutesDeps } from './events/routes';
@@ -29,6 +31,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   metrics: ServiceMetrics;
   metricsToken: string;
   regulations: RegulationRunner;
+  backups: BackupRunner;
 }
 
 /**
@@ -54,5 +57,6 @@ export function createApp(deps: AppDeps) {
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
     .use(regulationRoutes(deps.store, deps.regulations))
+    .use(backupRoutes(deps.store, deps.backups))
     .use(metricsRoutes(deps));
 }

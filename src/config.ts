@@ -57,6 +57,12 @@ const httpUrl: Parser<string> = (raw) => {
   return raw;
 };
 
+/** A file system path the engine's statements quote: no quotes, backslashes or line breaks. */
+const pathText: Parser<string> = (raw) => {
+  if (/['"\\\n\r]/.test(raw)) throw new ConfigError('must be a path without quotes, backslashes or line breaks');
+  return raw;
+};
+
 const bool: Parser<boolean> = (raw) => {
   if (raw !== 'true' && raw !== 'false') throw new ConfigError(`must be true or false, got ${JSON.stringify(raw)}`);
   return raw === 'true';
@@ -129,6 +135,7 @@ const SPEC = {
   webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
   retentionDays: ['RETENTION_DAYS', int(0, 36_500)],
   importMaxBodyBytes: ['IMPORT_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024 * 1024)],
+  backupDir: ['BACKUP_DIR', pathText],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

@@ -1,3 +1,4 @@
+import { BackupRunner } from './backups/backup-runner';
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
@@ -11,7 +12,7 @@ import { QueryRunner } from './queries/query-runner';
 import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
-import { openStorage } from './storage/open';
+import { backupDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
 import { WorkspaceStore } from './workspaces/workspace-store';
@@ -108,7 +109,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, regulations }), {
+  const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config) });
+  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, regulations, backups }), {
     port: config.port,
     hostname: config.host,
     // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.

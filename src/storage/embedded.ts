@@ -52,8 +52,8 @@ class SandboxSession {
   private currentDatabase = '';
   private readonly session: Session;
 
-  constructor(dataDir: string, settings: Record<string, string>) {
-    this.session = new Session(dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
+  constructor(session: Session) {
+    this.session = session;
   }
 
   async run(database: string, sql: string, params: Params = {}): Promise<string> {
@@ -123,17 +123,29 @@ export class EmbeddedStorage implements Storage {
     private readonly dataDir: string,
     readSessions: number,
     writeSessions = 1,
+    /**
+     * Where the engine may write backups (`BACKUP ... TO File(...)` refuses any other path).
+     * The engine takes its configuration from the first session of the process, so every
+     * session says the same.
+     */
+    private readonly backupDir = join(dataDir, 'backups'),
   ) {
     this.exportDir = join(dataDir, 'export-files');
     rmSync(this.exportDir, { recursive: true, force: true });
-    const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0 }));
+    const open = (n: number) => Array.from({ length: n }, () => ({ session: this.openSession(), busy: 0 }));
     this.writers = open(writeSessions);
     this.readers = open(readSessions);
   }
 
+  /** A session over the data directory, with the engine's configuration and then `settings`. */
+  private openSession(settings: Record<string, string> = {}): Session {
+    const connectionArgs = [`--backups.allowed_path=${this.backupDir}`, ...Object.entries(settings).map(([k, v]) => `--${k}=${v}`)];
+    return new Session(this.dataDir, { connectionArgs });
+  }
+
   private lease(lane: Lane): Lease {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
-    if (lane === 'background') return (this.background ??= { session: new Session(this.dataDir), busy: 0 });
+    if (lane === 'background') return (this.background ??= { session: this.openSession(), busy: 0 });
     const pool = lane === 'write' ? this.writers : this.readers;
     return pool.reduce((best, r) => (r.busy < best.busy ? r : best));
   }
@@ -178,8 +190,7 @@ export class EmbeddedStorage implements Storage {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
     // A session per stream: one session streams one result at a time, and its settings (a
     // sandbox's readonly) stay with it.
-    const connectionArgs = Object.entries(options.settings ?? {}).map(([k, v]) => `--${k}=${v}`);
-    const session = new Session(this.dataDir, { connectionArgs });
+    const session = this.openSession(options.settings);
     try {
       if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
       if (format === 'Parquet') yield* this.parquetFile(session, sql, params);
@@ -216,8 +227,8 @@ export class EmbeddedStorage implements Storage {
   }
 
   openSandbox(limits: SandboxLimits): Sandbox {
-    const inspect = new SandboxSession(this.dataDir, sandboxSettings(limits, 'inspect'));
-    const run = new SandboxSession(this.dataDir, sandboxSettings(limits, 'run'));
+    const inspect = new SandboxSession(this.openSession(sandboxSettings(limits, 'inspect')));
+    const run = new SandboxSession(this.openSession(sandboxSettings(limits, 'run')));
     return {
       inspect: (database, sql, params) => inspect.run(database, sql, params),
       run: (database, sql) => run.run(database, sql),

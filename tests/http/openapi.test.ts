@@ -31,6 +31,8 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['post', '/regulations', '202', true],
   ['get', '/events/export', '200', false],
   ['post', '/events/import', '200', false],
+  ['post', '/backups', '202', false],
+  ['get', '/backups/{id}', '200', false],
   ['post', '/queries/export', '200', true],
   ['get', '/regulations', '200', false],
   ['get', '/regulations/{id}', '200', false],
