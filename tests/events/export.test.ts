@@ -68,6 +68,24 @@ testInProcess(`${LIFECYCLE_EVENTS.toLocaleString('en')} events as ndjson, csv an
   expect(counts).toEqual({ ndjson: LIFECYCLE_EVENTS, csv: LIFECYCLE_EVENTS, parquet: LIFECYCLE_EVENTS });
 });
 
+test('a download cut short frees its place: the 2 exports a workspace may run at once, both cut, then a whole one', async () => {
+  for (let i = 0; i < 2; i++) {
+    const abort = new AbortController();
+    const res = await fetch(`${svc.url}/events/export?format=csv`, { headers: { authorization: `Bearer ${ws.privateApiKey}` }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    await res.body!.getReader().read();
+    abort.abort();
+  }
+  // The engine notices the cut at its next chunk; until then the place may still be taken (429).
+  let res: Response | undefined;
+  for (let tries = 0; tries < 50 && res?.status !== 200; tries++) {
+    if (tries > 0) await Bun.sleep(100);
+    res = await exportOf('format=csv&userId=user-3');
+  }
+  expect(res!.status).toBe(200);
+  expect((await countStreamed(res!)).lines).toBe(LIFECYCLE_EVENTS / USERS + 1);
+});
+
 test('ndjson lines are the events of GET /events; filters and time range apply', async () => {
   const query = 'userId=user-7&startDate=2026-01-01T00:00:00Z&endDate=2026-01-01T23:59:59Z';
   const res = await exportOf(`format=ndjson&${query}`);
