@@ -1,24 +1,41 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { testInProcess } from '../helpers/deno-service';
+import { SERVED_BY_DENO, testInProcess } from '../helpers/deno-service';
 import { ENGINE_DIR } from '../helpers/engine-dir';
 import { countStreamed, LIFECYCLE_EVENTS, peakRssDuring } from '../helpers/lifecycle-scale';
-import { createWorkspace, listEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
+import { createWorkspace, listEvents, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 const USERS = 1000;
+/** Events per POST when the service runs under Deno and the table cannot be filled directly. */
+const SEED_BATCH = 10_000;
 let svc: TestService;
 let ws: CreatedWorkspace;
 beforeAll(async () => {
   svc = await startTestService();
   ws = await createWorkspace(svc, { name: `Export ${Date.now()}` });
-  // Straight into the table: the test is about reading them out.
-  await svc.storage.command(
-    `INSERT INTO ${ws.databaseName}.events (uuid, type, event, userId, properties, context, timestamp, parsedAt)
-     SELECT generateUUIDv4(), 'track', 'e', concat('user-', toString(number % ${USERS})), concat('{"n":', toString(number), ',"s":"a,b\\\\"c"}'), '',
-            toDateTime64('2026-01-01 00:00:00', 6, 'UTC') + toIntervalSecond(number), now64(6)
-     FROM numbers(${LIFECYCLE_EVENTS})`,
-  );
+  if (!SERVED_BY_DENO) {
+    // Straight into the table: the test is about reading them out.
+    await svc.storage.command(
+      `INSERT INTO ${ws.databaseName}.events (uuid, type, event, userId, properties, context, timestamp, parsedAt)
+       SELECT generateUUIDv4(), 'track', 'e', concat('user-', toString(number % ${USERS})), concat('{"n":', toString(number), ',"s":"a,b\\\\"c"}'), '',
+              toDateTime64('2026-01-01 00:00:00', 6, 'UTC') + toIntervalSecond(number), now64(6)
+       FROM numbers(${LIFECYCLE_EVENTS})`,
+    );
+    return;
+  }
+  // A service in a Deno process: the same events, sent.
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  for (let first = 0; first < LIFECYCLE_EVENTS; first += SEED_BATCH) {
+    const events = Array.from({ length: Math.min(SEED_BATCH, LIFECYCLE_EVENTS - first) }, (_, i) => ({
+      type: 'track',
+      event: 'e',
+      userId: `user-${(first + i) % USERS}`,
+      properties: { n: first + i, s: 'a,b"c' },
+      timestamp: new Date(start + (first + i) * 1000).toISOString(),
+    }));
+    await sendEvents(svc, events, ws.publicApiKey);
+  }
 });
 afterAll(() => svc?.stop());
 
