@@ -44,6 +44,8 @@ export class RegulationRunner {
   private readonly versions = new MonotonicClock();
   private readonly actor = new Actor<RegulationRecord>((record) => this.carryOut(record), MAILBOX_CAPACITY);
   private readonly pending = new Map<string, number>();
+  /** Suppression changes made here: a refresh that read the table before one of them must not undo it. */
+  private suppressionChanges = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly deps: RegulationRunnerDeps) {
@@ -54,9 +56,12 @@ export class RegulationRunner {
     this.deps.suppressions.replace(await this.records.suppressions());
     for (const record of await this.records.unfinished()) this.enqueue(record);
     this.timer = setInterval(() => {
+      const seen = this.suppressionChanges;
       this.records
         .suppressions()
-        .then((s) => this.deps.suppressions.replace(s))
+        .then((s) => {
+          if (seen === this.suppressionChanges) this.deps.suppressions.replace(s);
+        })
         .catch((err) => this.deps.log.warn('suppression refresh failed', { err }));
     }, this.deps.refreshMs);
     this.timer.unref();
@@ -141,6 +146,7 @@ export class RegulationRunner {
     const { workspaceId, regulation } = record;
     const subjects = regulation.subjectIds.map((subjectId) => ({ workspaceId, subjectType, subjectId }));
     await this.records.writeSuppressions(subjects, regulation.id, this.nextVersion(), !on);
+    this.suppressionChanges++;
     if (on) this.deps.suppressions.add(workspaceId, subjectType, regulation.subjectIds);
     else this.deps.suppressions.remove(workspaceId, subjectType, regulation.subjectIds);
   }
