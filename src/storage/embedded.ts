@@ -8,6 +8,7 @@ import {
   sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
+  streamSettings,
   type Lane,
   type Params,
   type Row,
@@ -190,7 +191,7 @@ export class EmbeddedStorage implements Storage {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
     // A session per stream: one session streams one result at a time, and its settings (a
     // sandbox's readonly) stay with it.
-    const session = this.openSession(options.settings);
+    const session = this.openSession(streamSettings(format, options.settings));
     try {
       if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
       if (format === 'Parquet') yield* this.parquetFile(session, sql, params);

@@ -9,6 +9,7 @@ import {
   StorageOutcomeUnknownError,
   StorageQueryError,
   StorageUnavailableError,
+  streamSettings,
   type Params,
   type Row,
   type Sandbox,
@@ -105,7 +106,7 @@ export class ServerStorage implements Storage {
         query: sql,
         query_params: params,
         // The format first: readonly, if given, fixes every setting after it.
-        clickhouse_settings: { default_format: format, ...options.settings },
+        clickhouse_settings: { default_format: format, ...streamSettings(format, options.settings) },
         ...(options.database ? { http_headers: { 'X-ClickHouse-Database': identifierName(options.database) } } : {}),
       }));
     } catch (err) {

@@ -21,6 +21,15 @@ export type Params = Record<string, string | number | boolean | null | readonly 
 export type StreamFormat = 'TabSeparatedRaw' | 'CSVWithNames' | 'Parquet' | 'JSONEachRow';
 
 /**
+ * Settings a stream of `format` runs with, ahead of the caller's. A Parquet writer holds a whole
+ * row group in memory before writing it (ClickHouse's default: a million rows): smaller groups
+ * keep an export's memory flat.
+ */
+export function streamSettings(format: StreamFormat, settings: Record<string, string> = {}): Record<string, string> {
+  return format === 'Parquet' ? { output_format_parquet_row_group_size: '100000', ...settings } : settings;
+}
+
+/**
  * Which engine sessions a statement runs on. Writes (inserts, DDL, metadata) have sessions of
  * their own so that a long read never queues an insert behind it (one chDB session runs one
  * query at a time). Long maintenance (erasure, backups) has one of its own too, so that it never
