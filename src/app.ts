@@ -1,6 +1,13 @@
 import { Elysia, type AnyElysia } from 'elysia';
+import type { BackupRunner } from './backups/backup-runner';
+import { backupRoutes } from './backups/routes';
+import { eventExportRoutes } from './events/export-routes';
+import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from './events/routes';
+import { queryExportRoutes } from './queries/export-routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
+import type { RegulationRunner } from './regulations/regulation-runner';
+import { regulationRoutes } from './regulations/routes';
 import type { Logger } from './log';
 import { SEGMENT_PATHS, segmentBatchRoute, segmentRoutes } from './segment/routes';
 import { metricsRoutes } from './metrics/routes';
@@ -43,6 +50,8 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   rateLimitReadPerKey?: Rate;
   rateLimitReadPerAddress?: Rate;
   rateLimitAuthFailuresPerAddress?: Rate;
+  regulations: RegulationRunner;
+  backups: BackupRunner;
 }
 
 /** Stops the start when a renamed tracker path would take over one of the service's routes. */
@@ -81,13 +90,19 @@ export function createApp(deps: AppDeps) {
     )
     .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi())
-    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
+    // Before the JSON body reader: it streams its body itself.
+    .use(eventImportRoutes(deps))
+    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs, streamedPaths: new Set([IMPORT_PATH]) }))
     .use(statusRoutes(deps.storage.mode))
     .use(eventRoutes(deps))
+    .use(eventExportRoutes(deps))
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
+    .use(queryExportRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
+    .use(regulationRoutes(deps.store, deps.regulations))
+    .use(backupRoutes(deps.store, deps.backups))
     .use(metricsRoutes(deps));
   // The tracker's paths last, once every other route is known: renamed, they must take none.
   checkFree(app, 'GET', deps.trackerScriptPath, 'TRACKER_SCRIPT_PATH');

@@ -61,6 +61,12 @@ const httpUrl: Parser<string> = (raw) => {
   return raw;
 };
 
+/** A file system path the engine's statements quote: no quotes, backslashes or line breaks. */
+const pathText: Parser<string> = (raw) => {
+  if (/['"\\\n\r]/.test(raw)) throw new ConfigError('must be a path without quotes, backslashes or line breaks');
+  return raw;
+};
+
 const bool: Parser<boolean> = (raw) => {
   if (raw !== 'true' && raw !== 'false') throw new ConfigError(`must be true or false, got ${JSON.stringify(raw)}`);
   return raw === 'true';
@@ -178,6 +184,9 @@ const SPEC = {
   queryWorkspaceConcurrency: ['QUERY_WORKSPACE_CONCURRENCY', int(1, 64)],
   queryWorkspaceQueueMax: ['QUERY_WORKSPACE_QUEUE_MAX', int(0, 100_000)],
   queryWorkspaceSecondsPerMinute: ['QUERY_WORKSPACE_SECONDS_PER_MINUTE', int(0, 3600)],
+  retentionDays: ['RETENTION_DAYS', int(0, 36_500)],
+  importMaxBodyBytes: ['IMPORT_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024 * 1024)],
+  backupDir: ['BACKUP_DIR', pathText],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

@@ -1,3 +1,4 @@
+import { BackupRunner } from './backups/backup-runner';
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
@@ -12,8 +13,10 @@ import { EgressPolicy } from './net/egress-policy';
 import { systemResolver, type HostResolver } from './net/host-resolver';
 import { QueryRunner } from './queries/query-runner';
 import { engineSessions, engineThreads } from './storage/engine-threads';
+import { RegulationRunner } from './regulations/regulation-runner';
+import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
-import { openStorage } from './storage/open';
+import { backupDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
 import { WorkspaceStore } from './workspaces/workspace-store';
@@ -59,6 +62,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
+  const suppressions = new SuppressionList(store);
   const buffer = new IngestBuffer(
     storage,
     {
@@ -69,6 +73,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
       onCommitted: (database, events) => webhooks.committed(database, events),
       messageIds,
       onFlush: metrics.ingestFlushed,
+      suppresses: (database, event) => suppressions.suppresses(database, event),
+      onSuppressed: metrics.eventsSuppressed,
     },
     log,
   );
@@ -95,6 +101,18 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   await webhooks.start();
+  const regulations = new RegulationRunner({
+    storage,
+    store,
+    suppressions,
+    metaDatabase: config.metaDatabase,
+    onCluster: migrations.onCluster,
+    ingestSettled: () => buffer.whenSettled(),
+    discardDeliveries: (database, erased) => webhooks.discard(database, erased),
+    refreshMs: config.workspaceRefreshMs,
+    log,
+  });
+  await regulations.start();
   const runner = new QueryRunner(
     storage,
     {
@@ -114,7 +132,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
+  const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config) });
   const close = async () => {
+    await regulations.stop();
     await buffer.close();
     await webhooks.stop();
     await runner.close();
@@ -123,7 +143,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let app: ReturnType<typeof createApp>;
   try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies });
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
     await close();
@@ -132,7 +152,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const server = serve(app, {
     port: config.port,
     hostname: config.host,
-    maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
+    // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
+    maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
     idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
   });
   const url = localUrl(config.host, server.port);

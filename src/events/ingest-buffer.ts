@@ -62,12 +62,17 @@ export interface IngestBufferOptions {
   messageIds: RecentMessageIds;
   /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
+  /** Whether an accepted event is of a suppressed subject: acknowledged with its request, never stored. */
+  suppresses?: (database: string, event: Event) => boolean;
+  /** Told how many events of a submission were suppressed (for metrics). Must not throw. */
+  onSuppressed?: (database: string, events: number) => void;
 }
 
 interface Submission {
   database: string;
   events: readonly AcceptedEvent[];
-  resolve(): void;
+  /** With how many of its events were stored: the others repeated a stored messageId. */
+  resolve(stored: number): void;
   reject(err: unknown): void;
 }
 
@@ -138,6 +143,8 @@ export class IngestBuffer {
   private readonly writers: Actor<Batch>[];
   /** Resolved by close(): wakes repeats of unknown inserts from their waits. */
   private readonly closed = Promise.withResolvers<void>();
+  /** Submissions not yet committed or failed, for `whenSettled()`. */
+  private readonly open = new Set<Promise<number>>();
 
   constructor(
     private readonly storage: Storage,
@@ -168,25 +175,46 @@ export class IngestBuffer {
     if (this.shedding) throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting)`);
   }
 
-  /** Stores `events` in `database.events`; resolves once they are committed. */
-  submit(database: string, events: readonly AcceptedEvent[]): Promise<void> {
-    try {
-      this.admit();
-      if (this.queuedRows + events.length > this.options.maxQueuedRows) {
-        // Shedding until the queue drains to half; a submission refused by a queue at most
-        // half full is refused alone, or no drain would ever lift the shedding.
-        this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
-        throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
-      }
-    } catch (err) {
-      return Promise.reject(err);
+  /** Resolves once every submission made before the call has been committed or has failed. */
+  async whenSettled(): Promise<void> {
+    await Promise.allSettled([...this.open]);
+  }
+
+  /**
+   * Stores `events` in `database.events`, but those of suppressed subjects and repeats of a
+   * stored messageId; resolves once they are committed, with how many were stored and how many
+   * suppressed (the rest were repeats).
+   */
+  async submit(database: string, events: readonly AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
+    this.admit();
+    if (this.queuedRows + events.length > this.options.maxQueuedRows) {
+      // Shedding until the queue drains to half; a submission refused by a queue at most
+      // half full is refused alone, or no drain would ever lift the shedding.
+      this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
+      throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
     }
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ database, events, resolve, reject });
-      this.pendingRows += events.length;
-      this.queuedRows += events.length;
+    // Everything up to the first await runs at once, so submissions queue in call order.
+    const kept = this.withoutSuppressed(database, events);
+    const suppressed = events.length - kept.length;
+    if (kept.length === 0) return { stored: 0, suppressed };
+    const stored = new Promise<number>((resolve, reject) => {
+      this.pending.push({ database, events: kept, resolve, reject });
+      this.pendingRows += kept.length;
+      this.queuedRows += kept.length;
       this.pump();
     });
+    this.open.add(stored);
+    const forget = () => void this.open.delete(stored);
+    stored.then(forget, forget);
+    return { stored: await stored, suppressed };
+  }
+
+  private withoutSuppressed(database: string, events: readonly AcceptedEvent[]): readonly AcceptedEvent[] {
+    const suppresses = this.options.suppresses;
+    if (!suppresses) return events;
+    const kept = events.filter((e) => !suppresses(database, e.event));
+    if (kept.length < events.length) this.options.onSuppressed?.(database, events.length - kept.length);
+    return kept;
   }
 
   /**
@@ -299,7 +327,8 @@ export class IngestBuffer {
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
       this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
       this.options.onFlush?.(rows.length, ms / 1000);
-      for (const s of group) s.resolve();
+      const fresh = new Set(claim.fresh);
+      for (const s of group) s.resolve(s.events.filter((e) => fresh.has(e)).length);
       if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
       this.release(queued);
     } catch (err) {

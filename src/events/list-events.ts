@@ -15,8 +15,8 @@ const MAX_OBJECT_FILTERS = 20;
 /** Unknown parameters named one by one in a refusal, at most. */
 const MAX_LISTED_UNKNOWN = 20;
 
-/** The WHERE clause and its bound parameters for a listing; every value is a parameter. */
-function whereClause(query: Record<string, string | undefined>): { where: string; params: Params } {
+/** The WHERE clause and its bound parameters for a listing (or an export); every value is a parameter. */
+export function whereClause(query: Record<string, string | undefined>): { where: string; params: Params } {
   const conditions: string[] = [];
   const params: Params = {};
   for (const f of EQUALITY_FILTERS) {

@@ -197,16 +197,26 @@ export class RecentMessageIds {
 
   /** Over the cap: forget the oldest stored ids, and note that memory no longer covers them. */
   private trim(): void {
+    if (this.remembered <= this.options.maxIds) return;
+    // One iterator per database for the whole trim: each new iterator would start from the map's
+    // beginning and step over every entry deleted before it, which made a trim of many ids
+    // quadratic (seconds per insert once the cap was reached).
+    const heads = [...this.databases.values()].map((db) => {
+      const entries = db.ids.entries();
+      return { db, entries, head: entries.next().value };
+    });
     while (this.remembered > this.options.maxIds) {
-      let oldest: { db: DatabaseIds; id: string; at: number } | undefined;
-      for (const db of this.databases.values()) {
-        const first = db.ids.entries().next().value;
-        if (first && typeof first[1] === 'number' && (!oldest || first[1] < oldest.at)) oldest = { db, id: first[0], at: first[1] };
+      let oldest: (typeof heads)[number] | undefined;
+      for (const h of heads) {
+        const at = h.head?.[1];
+        if (typeof at === 'number' && (!oldest || at < (oldest.head![1] as number))) oldest = h;
       }
       // Only claims still being inserted are left: they are settled (and trimmed) soon.
       if (!oldest) return;
-      this.forget(oldest.db, oldest.id);
-      oldest.db.knownSince = Math.max(oldest.db.knownSince, oldest.at + 1);
+      const [id, at] = oldest.head as [string, number];
+      this.forget(oldest.db, id);
+      oldest.db.knownSince = Math.max(oldest.db.knownSince, at + 1);
+      oldest.head = oldest.entries.next().value;
     }
   }
 }

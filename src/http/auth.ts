@@ -24,6 +24,14 @@ function bearerKey(authorization: string | undefined): string {
   return match[1]!;
 }
 
+/** Hex digits of a key's SHA-256 that name it in records (an audit list) without revealing it. */
+const KEY_ID_DIGITS = 12;
+
+/** Which key a request of an authenticated caller used, for records: a prefix of its hash, never the key. */
+export function keyIdOf(request: Request): string {
+  return hashKey(bearerKey(request.headers.get('authorization') ?? undefined)).toString('hex').slice(0, KEY_ID_DIGITS);
+}
+
 /** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */
 export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope): Principal {
   return authorize(store, bearerKey(authorization), scope);

@@ -13,6 +13,8 @@ export class RawBody {
 
 export interface BodyLimits {
   maxBytes: number;
+  /** Routes that read their body as a stream under limits of their own (an import): neither read nor limited here. */
+  streamedPaths?: ReadonlySet<string>;
   /** The whole body must arrive within this long, or the request gets 408 and its connection closes. */
   timeoutMs: number;
 }
@@ -94,9 +96,25 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * The body's bytes, but no more than `limit`: a body sent without Content-Length (chunked) is not
+ * held in memory past it. The transport admits larger bodies for the streamed routes.
+ */
+async function readAtMost(request: Request, limit: number): Promise<ArrayBuffer> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body ?? []) {
+    chunks.push(chunk);
+    total += chunk.byteLength;
+    if (total >= limit) break;
+  }
+  const bytes = Buffer.concat(chunks);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
 /** The body's bytes within `timeoutMs`; a body that trickles in (a slow client) gets 408. */
-async function readWithin(request: Request, timeoutMs: number): Promise<ArrayBuffer> {
-  const reading = request.arrayBuffer();
+async function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<ArrayBuffer> {
+  const reading = readAtMost(request, maxBytes + 1);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -126,10 +144,10 @@ export function jsonBody(limits: BodyLimits) {
   return new Elysia({ name: 'json-body' })
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > limits.maxBytes) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
+      if (length > limits.maxBytes && !limits.streamedPaths?.has(new URL(request.url).pathname)) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
     })
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      const bytes = await readWithin(request, limits.timeoutMs);
+      const bytes = await readWithin(request, limits.timeoutMs, limits.maxBytes);
       if (bytes.byteLength > limits.maxBytes) throw payloadTooLarge(`the request body is over the limit of ${limits.maxBytes} bytes`);
       const declared = request.headers.get('content-length');
       if (declared !== null && Number(declared) !== bytes.byteLength) {

@@ -46,6 +46,11 @@ export function createServiceMetrics(sources: MetricSources) {
     'Events of POST /events and Segment /v1/* requests answered with an error other than 401, by workspace (database name) and status; a body that is not a readable batch counts as one.',
     ['workspace', 'status'],
   );
+  const suppressed = registry.counter(
+    'analytics_events_suppressed_total',
+    'Events of suppressed subjects (a SUPPRESS regulation) acknowledged and not stored, by workspace (database name).',
+    ['workspace'],
+  );
   registry.sampledGauge('analytics_ingest_queue_events', 'Events accepted and not yet committed.', sources.ingestQueueDepth);
   const flushRows = registry.histogram('analytics_ingest_flush_rows', 'Rows per committed insert into a workspace events table.', FLUSH_ROWS_BUCKETS);
   const flushSeconds = registry.histogram('analytics_ingest_flush_duration_seconds', 'Time of each committed insert.', DURATION_BUCKETS);
@@ -76,6 +81,7 @@ export function createServiceMetrics(sources: MetricSources) {
       requests.inc(labels);
       requestSeconds.observe(labels, seconds);
     },
+    eventsSuppressed: (workspace: string, events: number) => suppressed.inc({ workspace }, events),
     ingestFlushed(rows: number, seconds: number): void {
       flushRows.observe({}, rows);
       flushSeconds.observe({}, seconds);

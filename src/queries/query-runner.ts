@@ -1,7 +1,7 @@
 import { forbidden, invalidInput, RETRY_AFTER_SECONDS, tooManyRequests, unavailable } from '../http/problem';
 import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
-import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
+import { sandboxSettings, StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
 import { parseResultRows } from './result-rows';
 import { FairScheduler } from './fair-scheduler';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
@@ -78,7 +78,7 @@ export class QueryRunner {
   private readonly verdicts = new VerdictCache(VERDICTS, VERDICT_MAX_AGE_MS);
 
   constructor(
-    storage: Storage,
+    private readonly storage: Storage,
     private readonly options: QueryRunnerOptions,
     private readonly log: Logger,
   ) {
@@ -126,6 +126,22 @@ export class QueryRunner {
     }
   }
 
+  /**
+   * One statement's whole result streamed in `format` (an export): checked as `run` checks it (a
+   * sandbox through the same scheduler, the same verdicts), then run on a connection of its own with
+   * the sandbox's settings but no result limits. A refusal or failure, before or while it
+   * streams, is the problem of statement 0.
+   */
+  async *export(database: string, sql: string, format: StreamFormat): AsyncIterable<Uint8Array> {
+    this.admit(database, 1);
+    try {
+      const statement = await this.scheduler.schedule(database, () => this.withSandbox((s) => this.verdict(s, database, sql)));
+      yield* this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'inspect') });
+    } catch (err) {
+      throw statementProblem(0, err);
+    }
+  }
+
   /** Forgets every verdict: which databases exist may have changed. */
   databasesChanged(): void {
     this.verdicts.clear();
@@ -141,11 +157,7 @@ export class QueryRunner {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      let statement = this.verdicts.get(database, sql);
-      if (statement === undefined) {
-        statement = await guardStatement(sandbox, database, sql);
-        this.verdicts.set(database, sql, statement);
-      }
+      const statement = await this.verdict(sandbox, database, sql);
       const ran = performance.now();
       const text = await sandbox.run(database, statement).finally(() => this.quota?.charge(database, performance.now() - ran, performance.now()));
       const rows = parseResultRows(text);
@@ -156,6 +168,16 @@ export class QueryRunner {
       this.options.onStatement?.('error', seconds());
       throw err;
     }
+  }
+
+  /** The statement to run for `sql`: remembered, or decided by the guard now. */
+  private async verdict(sandbox: Sandbox, database: string, sql: string): Promise<string> {
+    let statement = this.verdicts.get(database, sql);
+    if (statement === undefined) {
+      statement = await guardStatement(sandbox, database, sql);
+      this.verdicts.set(database, sql, statement);
+    }
+    return statement;
   }
 
   /** The scheduler runs at most `concurrency` tasks, so a sandbox is always free when one starts. */

@@ -1,3 +1,5 @@
+import { createReadStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Session } from 'chdb';
 import {
   identifier,
@@ -6,12 +8,14 @@ import {
   sandboxSettings,
   StorageQueryError,
   StorageUnavailableError,
+  streamSettings,
   type Lane,
   type Params,
   type Row,
   type Sandbox,
   type SandboxLimits,
   type Storage,
+  type StreamFormat,
 } from './storage';
 
 /** chDB error classes that mean the engine itself is gone, not that the statement was wrong. */
@@ -49,8 +53,8 @@ class SandboxSession {
   private currentDatabase = '';
   private readonly session: Session;
 
-  constructor(dataDir: string, settings: Record<string, string>) {
-    this.session = new Session(dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
+  constructor(session: Session) {
+    this.session = session;
   }
 
   async run(database: string, sql: string, params: Params = {}): Promise<string> {
@@ -69,6 +73,28 @@ class SandboxSession {
 
   close(): void {
     this.session.close();
+  }
+}
+
+/** Where the header line of CSVWithNames text ends (after its newline), quoted newlines aside; 0 when none. */
+function headerLength(bytes: Uint8Array): number {
+  let quoted = false;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x22) quoted = !quoted;
+    else if (bytes[i] === 0x0a && !quoted) return i + 1;
+  }
+  return 0;
+}
+
+/** chDB repeats CSVWithNames's header line at the start of every streamed chunk: only the first is kept. */
+async function* withoutRepeatedHeaders(format: StreamFormat, chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (format !== 'CSVWithNames') return yield* chunks;
+  let header: Buffer | undefined;
+  for await (const chunk of chunks) {
+    if (!header) {
+      header = Buffer.from(chunk.subarray(0, headerLength(chunk)));
+      yield chunk;
+    } else yield header.length > 0 && header.equals(chunk.subarray(0, header.length)) ? chunk.subarray(header.length) : chunk;
   }
 }
 
@@ -91,20 +117,40 @@ export class EmbeddedStorage implements Storage {
   readonly mode = 'embedded' as const;
   private readonly writers: Lease[];
   private readonly readers: Lease[];
+  /** Opened on first use: most processes never run maintenance. */
+  private background: Lease | undefined;
   private closed = false;
+
+  /** Parquet exports being written; what a stopped process left there is removed at the next start. */
+  private readonly exportDir: string;
 
   constructor(
     private readonly dataDir: string,
     readSessions: number,
     writeSessions = 1,
+    /**
+     * Where the engine may write backups (`BACKUP ... TO File(...)` refuses any other path).
+     * The engine takes its configuration from the first session of the process, so every
+     * session says the same.
+     */
+    private readonly backupDir = join(dataDir, 'backups'),
   ) {
-    const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0, tail: Promise.resolve() }));
+    this.exportDir = join(dataDir, 'export-files');
+    rmSync(this.exportDir, { recursive: true, force: true });
+    const open = (n: number) => Array.from({ length: n }, () => ({ session: this.openSession(), busy: 0, tail: Promise.resolve() }));
     this.writers = open(writeSessions);
     this.readers = open(readSessions);
   }
 
+  /** A session over the data directory, with the engine's configuration and then `settings`. */
+  private openSession(settings: Record<string, string> = {}): Session {
+    const connectionArgs = [`--backups.allowed_path=${this.backupDir}`, ...Object.entries(settings).map(([k, v]) => `--${k}=${v}`)];
+    return new Session(this.dataDir, { connectionArgs });
+  }
+
   private lease(lane: Lane): Lease {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
+    if (lane === 'background') return (this.background ??= { session: this.openSession(), busy: 0, tail: Promise.resolve() });
     const pool = lane === 'write' ? this.writers : this.readers;
     return pool.reduce((best, r) => (r.busy < best.busy ? r : best));
   }
@@ -137,8 +183,8 @@ export class EmbeddedStorage implements Storage {
     return this.run(lane, async (s) => splitLines(await execute(s, sql, params, 'TabSeparatedRaw')));
   }
 
-  command(sql: string, params: Params = {}): Promise<void> {
-    return this.run('write', async (s) => {
+  command(sql: string, params: Params = {}, lane: Lane = 'write'): Promise<void> {
+    return this.run(lane, async (s) => {
       await execute(s, sql, params, 'Null');
     });
   }
@@ -153,9 +199,49 @@ export class EmbeddedStorage implements Storage {
     });
   }
 
+  async *stream(sql: string, params: Params, format: StreamFormat, options: { database?: string; settings?: Record<string, string> } = {}): AsyncIterable<Uint8Array> {
+    if (this.closed) throw new StorageUnavailableError('storage is closed');
+    // A session per stream: one session streams one result at a time, and its settings (a
+    // sandbox's readonly) stay with it.
+    const session = this.openSession(streamSettings(format, options.settings));
+    try {
+      if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
+      if (format === 'Parquet') yield* this.parquetFile(session, sql, params);
+      else yield* withoutRepeatedHeaders(format, this.chunks(session, sql, params, format));
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      session.close();
+    }
+  }
+
+  private async *chunks(session: Session, sql: string, params: Params, format: StreamFormat): AsyncIterable<Uint8Array> {
+    const result = Object.keys(params).length > 0 ? session.queryStreamBind(sql, params, { format }) : session.queryStream(sql, { format });
+    // A copy: the chunk's memory belongs to the engine once the next one is read.
+    for await (const chunk of result) yield Uint8Array.from(chunk.raw());
+  }
+
+  /**
+   * chDB formats each streamed chunk as a file of its own, which for Parquet (a footer indexes
+   * the whole file) makes no one file. So the engine writes the file to disk (INTO OUTFILE,
+   * which readonly allows: it is the client's side of the engine), streaming it, and the file
+   * is read out in pieces and removed.
+   */
+  private async *parquetFile(session: Session, sql: string, params: Params): AsyncIterable<Uint8Array> {
+    mkdirSync(this.exportDir, { recursive: true });
+    // Our own name, with nothing of the caller's in it, so it may stand in the statement.
+    const path = join(this.exportDir, `${crypto.randomUUID()}.parquet`);
+    try {
+      await execute(session, `${sql} INTO OUTFILE '${path}' FORMAT Parquet`, params, 'TabSeparated');
+      for await (const chunk of createReadStream(path)) yield chunk as Uint8Array;
+    } finally {
+      rmSync(path, { force: true });
+    }
+  }
+
   openSandbox(limits: SandboxLimits): Sandbox {
-    const inspect = new SandboxSession(this.dataDir, sandboxSettings(limits, 'inspect'));
-    const run = new SandboxSession(this.dataDir, sandboxSettings(limits, 'run'));
+    const inspect = new SandboxSession(this.openSession(sandboxSettings(limits, 'inspect')));
+    const run = new SandboxSession(this.openSession(sandboxSettings(limits, 'run')));
     return {
       inspect: (database, sql, params) => inspect.run(database, sql, params),
       run: (database, sql) => run.run(database, sql),
@@ -169,6 +255,6 @@ export class EmbeddedStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lease of [...this.writers, ...this.readers]) lease.session.close();
+    for (const lease of [...this.writers, ...this.readers, ...(this.background ? [this.background] : [])]) lease.session.close();
   }
 }

@@ -1,7 +1,13 @@
+import { join, resolve } from 'node:path';
 import type { Config } from '../config';
 import { EmbeddedStorage } from './embedded';
 import { ServerStorage } from './server';
 import type { Storage } from './storage';
+
+/** Where the embedded engine writes backups: BACKUP_DIR, or `backups` in DATA_DIR. */
+export function backupDirectory(config: Pick<Config, 'backupDir' | 'dataDir'>): string {
+  return resolve(config.backupDir || join(config.dataDir, 'backups'));
+}
 
 /** The server backend when CLICKHOUSE_URL is set, else the embedded engine over DATA_DIR. */
 export function openStorage(config: Config): Storage {
@@ -13,5 +19,5 @@ export function openStorage(config: Config): Storage {
       requestTimeoutMs: config.clickhouseRequestTimeoutMs,
     });
   }
-  return new EmbeddedStorage(config.dataDir, config.engineReadSessions, config.ingestWriters);
+  return new EmbeddedStorage(config.dataDir, config.engineReadSessions, config.ingestWriters, backupDirectory(config));
 }

@@ -9,11 +9,13 @@ import {
   StorageOutcomeUnknownError,
   StorageQueryError,
   StorageUnavailableError,
+  streamSettings,
   type Params,
   type Row,
   type Sandbox,
   type SandboxLimits,
   type Storage,
+  type StreamFormat,
 } from './storage';
 
 export interface ServerOptions {
@@ -92,6 +94,26 @@ export class ServerStorage implements Storage {
         query: `INSERT INTO ${identifier(database)}.${identifier(table)}${settings} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
         clickhouse_settings: INSERT_SETTINGS,
       });
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async *stream(sql: string, params: Params, format: StreamFormat, options: { database?: string; settings?: Record<string, string> } = {}): AsyncIterable<Uint8Array> {
+    let stream: AsyncIterable<Uint8Array>;
+    try {
+      ({ stream } = await this.client.exec({
+        query: sql,
+        query_params: params,
+        // The format first: readonly, if given, fixes every setting after it.
+        clickhouse_settings: { default_format: format, ...streamSettings(format, options.settings) },
+        ...(options.database ? { http_headers: { 'X-ClickHouse-Database': identifierName(options.database) } } : {}),
+      }));
+    } catch (err) {
+      throw mapError(err);
+    }
+    try {
+      for await (const chunk of stream) yield chunk;
     } catch (err) {
       throw mapError(err);
     }

@@ -17,12 +17,25 @@ export const jsonLines = (rows: readonly Row[]): string[] => rows.map((row) => J
 export const INSERT_SETTINGS = { input_format_json_read_objects_as_strings: 1, date_time_input_format: 'best_effort' } as const;
 export type Params = Record<string, string | number | boolean | null | readonly string[]>;
 
+/** Output formats of `stream`: ClickHouse's own names. */
+export type StreamFormat = 'TabSeparatedRaw' | 'CSVWithNames' | 'Parquet' | 'JSONEachRow';
+
+/**
+ * Settings a stream of `format` runs with, ahead of the caller's. A Parquet writer holds a whole
+ * row group in memory before writing it (ClickHouse's default: a million rows): smaller groups
+ * keep an export's memory flat.
+ */
+export function streamSettings(format: StreamFormat, settings: Record<string, string> = {}): Record<string, string> {
+  return format === 'Parquet' ? { output_format_parquet_row_group_size: '100000', ...settings } : settings;
+}
+
 /**
  * Which engine sessions a statement runs on. Writes (inserts, DDL, metadata) have sessions of
  * their own so that a long read never queues an insert behind it (one chDB session runs one
- * query at a time).
+ * query at a time). Long maintenance (erasure, backups) has one of its own too, so that it never
+ * holds up either.
  */
-export type Lane = 'write' | 'read';
+export type Lane = 'write' | 'read' | 'background';
 
 /** The limits every statement of user SQL runs under. */
 export interface SandboxLimits {
@@ -70,14 +83,22 @@ export interface Storage {
   query(sql: string, params?: Params, lane?: Lane): Promise<Row[]>;
   /** Runs a statement that returns one text column, and answers its values as they are. */
   queryLines(sql: string, params?: Params, lane?: Lane): Promise<string[]>;
-  /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata). */
-  command(sql: string, params?: Params): Promise<void>;
+  /** Runs a statement that returns nothing (DDL, INSERT ... VALUES of metadata); on the write lane unless told. */
+  command(sql: string, params?: Params, lane?: Lane): Promise<void>;
   /**
    * Inserts JSONEachRow lines into `database.table` as one INSERT: one part, all or nothing.
    * Repeating an insert with the same `deduplicationToken` stores it once, in a table that keeps
    * a deduplication window (the events tables do).
    */
   insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void>;
+  /**
+   * Streams a statement's result in `format`, chunk by chunk as the engine makes them, on a
+   * connection of its own: memory stays flat however large the result, and a long export holds
+   * up no other statement. `settings` are ClickHouse settings for the statement (applied in
+   * order, so `readonly` goes last); `database` is its current database. Stopping the iteration
+   * cancels the statement.
+   */
+  stream(sql: string, params: Params, format: StreamFormat, options?: { database?: string; settings?: Record<string, string> }): AsyncIterable<Uint8Array>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
   close(): Promise<void>;

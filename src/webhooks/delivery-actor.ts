@@ -115,6 +115,16 @@ export class DeliveryActor {
     this.wake?.();
   }
 
+  /**
+   * Drops the events waiting in memory that `erased` names (their subject's events are being
+   * erased); events read from the table later are already gone from it. A delivery already
+   * attempted keeps its events until it succeeds or fails.
+   */
+  discard(erased: (event: Event) => boolean): void {
+    this.inbox = this.inbox.filter((e) => !erased(e));
+    this.backlog = this.backlog.filter((e) => !erased(e));
+  }
+
   /** Deliveries that failed and wait for a retry: the one holding the queue, and those set aside. */
   get retriesPending(): number {
     return this.parked.length + (this.currentDelivery() ? 1 : 0);

@@ -94,6 +94,11 @@ export class WebhookSupervisor {
     for (const actor of this.actors.values()) if (actor.database === database) actor.offer(events);
   }
 
+  /** Drops the events of `database` that `erased` names from every actor's memory, before they are sent. */
+  discard(database: string, erased: (event: Event) => boolean): void {
+    for (const actor of this.actors.values()) if (actor.database === database) actor.discard(erased);
+  }
+
   /** The workspace's webhooks, oldest first. */
   list(workspaceId: string): Webhook[] {
     return [...this.webhooks.values()].filter((r) => r.workspaceId === workspaceId).map((r) => r.webhook);

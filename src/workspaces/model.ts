@@ -1,4 +1,4 @@
-import { FormatRegistry } from '@sinclair/typebox';
+import { FormatRegistry, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { normalizeOrigin, ORIGIN_RULE } from '../http/origins';
 import { Page, PageParams } from '../http/pagination';
@@ -23,6 +23,16 @@ const AllowedOrigins = t.Array(t.String({ format: 'allowed-origin', error: `must
   examples: [['https://www.example.com', 'https://app.example.com']],
 });
 
+/** A century: far beyond any retention policy, and within what the engine's intervals hold. */
+export const MAX_RETENTION_DAYS = 36_500;
+// TypeBox's own Integer: Elysia's t.Integer would also take numeric strings such as "30".
+const RetentionDays = Type.Integer({
+  minimum: 0,
+  maximum: MAX_RETENTION_DAYS,
+  error: `must be a whole number of days from 0 (keep forever) to ${MAX_RETENTION_DAYS}`,
+  description: 'Days events are kept, by their timestamp; 0 keeps them forever. POST: RETENTION_DAYS when absent; PUT: unchanged when absent.',
+});
+
 export const Workspace = t.Object({
   workspaceId: t.String({ format: 'uuid' }),
   name: t.String(),
@@ -31,6 +41,7 @@ export const Workspace = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   properties: t.Optional(Properties),
   allowedOrigins: AllowedOrigins,
+  retentionDays: t.Integer({ minimum: 0, description: 'Days events are kept, by their timestamp; 0 keeps them forever.' }),
 });
 export type Workspace = typeof Workspace.static;
 
@@ -42,10 +53,11 @@ export const WorkspaceInput = t.Object(
     isDefault: t.Optional(t.Boolean({ error: 'must be true or false' })),
     properties: t.Optional(Properties),
     allowedOrigins: t.Optional(AllowedOrigins),
+    retentionDays: t.Optional(RetentionDays),
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'] }],
+    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'], retentionDays: 90 }],
   },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;

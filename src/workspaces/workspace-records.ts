@@ -17,6 +17,7 @@ function toWorkspace(row: Row): Workspace {
     isDefault: Boolean(row.isDefault),
     databaseName: String(row.databaseName),
     createdAt: engineToIso(String(row.createdAt)),
+    retentionDays: Number(row.retentionDays),
     ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
     allowedOrigins: (row.allowedOrigins as unknown[]).map(String),
   };
@@ -41,7 +42,7 @@ export class WorkspaceRecords {
 
   async workspaces(): Promise<WorkspaceVersion[]> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, createdAt, version FROM ${this.meta}.workspaces FINAL`,
+      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
       {},
       'write',
     );
@@ -66,6 +67,7 @@ export class WorkspaceRecords {
         properties: w.properties ? JSON.stringify(w.properties) : '',
         allowedOrigins: w.allowedOrigins,
         createdAt: engineTime(w.createdAt),
+        retentionDays: w.retentionDays,
         version,
         isDeleted: deleted ? 1 : 0,
       }))),

@@ -11,6 +11,7 @@ import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './a
 import { databaseNameFor, withRandomSuffix } from './database-names';
 import { normalizeOrigin } from '../http/origins';
 import { ANY_ORIGIN, type CreatedWorkspace, type Workspace, type WorkspaceInput } from './model';
+import { applyRetention } from './retention';
 import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
 /** The caller behind a key. */
@@ -29,6 +30,8 @@ export interface WorkspaceStoreOptions {
   refreshMs: number;
   /** Whether each insert into a workspace's events is flushed to disk before it is acknowledged. */
   ingestFsync: boolean;
+  /** Retention of a workspace created without one (days; 0 keeps events forever). */
+  retentionDays: number;
 }
 
 /** Changes waiting for the store, at most; beyond it callers get 503. */
@@ -75,17 +78,22 @@ export class WorkspaceStore {
     await this.migrations.apply(this.options.metaDatabase, metaMigrations);
     await this.reload();
     if (!this.defaultId) await this.createDefault();
-    for (const { workspace } of this.workspaces.values()) await this.prepareDatabase(workspace.databaseName);
+    for (const { workspace } of this.workspaces.values()) await this.prepareDatabase(workspace);
     await this.dropOrphans();
     this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
     this.timer.unref();
   }
 
-  /** Brings a workspace database to the current schema, with the configured durability. */
-  private async prepareDatabase(databaseName: string): Promise<void> {
+  /**
+   * Brings a workspace database to the current schema, with the configured durability and the
+   * workspace's retention (again at each start, in case a change was cut short before its ALTER).
+   */
+  private async prepareDatabase(workspace: Workspace): Promise<void> {
+    const { databaseName } = workspace;
     await this.migrations.apply(databaseName, workspaceMigrations);
     const fsync = this.options.ingestFsync ? 1 : 0;
     await this.migrations.setTableSettings(databaseName, 'events', { fsync_after_insert: fsync, fsync_part_directory: fsync });
+    await applyRetention(this.migrations, databaseName, workspace.retentionDays, false);
   }
 
   async stop(): Promise<void> {
@@ -159,6 +167,7 @@ export class WorkspaceStore {
         createdAt: toIsoString(BigInt(version)),
         ...(input.properties ? { properties: input.properties } : {}),
         allowedOrigins: normalizeOrigins(input.allowedOrigins ?? ANY_ORIGIN),
+        retentionDays: input.retentionDays ?? this.options.retentionDays,
       };
       const publicApiKey = generateKey('public');
       const privateApiKey = generateKey('private');
@@ -172,7 +181,7 @@ export class WorkspaceStore {
       await this.records.writeKeys(keys, version);
       await this.records.writeWorkspaces(written);
       try {
-        await this.prepareDatabase(databaseName);
+        await this.prepareDatabase(workspace);
       } catch (err) {
         await this.records.writeWorkspaces([{ workspace, version: this.nextVersion() }], true).catch(() => {});
         throw err;
@@ -185,10 +194,11 @@ export class WorkspaceStore {
   }
 
   /**
-   * Replaces name, properties, isDefault and allowedOrigins. `databaseName` cannot change. The
-   * default workspace stays the default until another one is made the default, so
-   * `isDefault: false` on it is refused. An absent `isDefault` or `allowedOrigins` keeps the
-   * current value (a client that knows nothing of allowedOrigins must not open a workspace up).
+   * Replaces name, properties, isDefault and allowedOrigins, and retentionDays when given (its
+   * new TTL applies in the background). `databaseName` cannot change. The default workspace stays
+   * the default until another one is made the default, so `isDefault: false` on it is refused.
+   * An absent `isDefault` or `allowedOrigins` keeps the current value (a client that knows
+   * nothing of allowedOrigins must not open a workspace up).
    */
   update(workspaceId: string, input: WorkspaceInput): Promise<Workspace> {
     return this.exclusive(async () => {
@@ -211,10 +221,12 @@ export class WorkspaceStore {
         isDefault: input.isDefault ?? current.isDefault,
         ...(input.properties ? { properties: input.properties } : {}),
         allowedOrigins: input.allowedOrigins ? normalizeOrigins(input.allowedOrigins) : current.allowedOrigins,
+        retentionDays: input.retentionDays ?? current.retentionDays,
       };
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
       await this.records.writeWorkspaces(written);
       this.remember(written);
+      if (workspace.retentionDays !== current.retentionDays) await applyRetention(this.migrations, workspace.databaseName, workspace.retentionDays, true);
       return workspace;
     });
   }
@@ -337,6 +349,7 @@ export class WorkspaceStore {
       databaseName: this.options.defaultWorkspaceDatabase,
       createdAt: toIsoString(BigInt(version)),
       allowedOrigins: ANY_ORIGIN,
+      retentionDays: this.options.retentionDays,
     };
     await this.records.writeWorkspaces([{ workspace, version }]);
     this.remember([{ workspace, version }]);

@@ -79,6 +79,7 @@ export interface CreatedWorkspace {
   createdAt: string;
   properties?: Record<string, unknown>;
   allowedOrigins: string[];
+  retentionDays: number;
   publicApiKey: string;
   privateApiKey: string;
 }

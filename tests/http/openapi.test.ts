@@ -28,6 +28,14 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['delete', '/webhooks/{uuid}', '200', false],
   ['get', '/webhooks/{uuid}/deliveries', '200', false],
   ['get', '/metrics', '200', false],
+  ['post', '/regulations', '202', true],
+  ['get', '/events/export', '200', false],
+  ['post', '/events/import', '200', false],
+  ['post', '/backups', '202', false],
+  ['get', '/backups/{id}', '200', false],
+  ['post', '/queries/export', '200', true],
+  ['get', '/regulations', '200', false],
+  ['get', '/regulations/{id}', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];
 

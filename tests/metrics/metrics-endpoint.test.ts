@@ -177,6 +177,7 @@ test('after all of the above the whole output is still valid, with every metric 
   expect([...families.keys()].sort()).toEqual([
     'analytics_events_accepted_total',
     'analytics_events_rejected_total',
+    'analytics_events_suppressed_total',
     'analytics_http_request_duration_seconds',
     'analytics_http_requests_total',
     'analytics_ingest_flush_duration_seconds',

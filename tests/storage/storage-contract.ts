@@ -90,6 +90,33 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
       expect((missing as StorageQueryError).clickhouseCode).toBe(60);
     });
 
+    /** Every chunk of a stream, joined. */
+    async function streamed(chunks: AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; chunks: number }> {
+      const parts: Uint8Array[] = [];
+      for await (const chunk of chunks) parts.push(chunk);
+      return { bytes: Buffer.concat(parts), chunks: parts.length };
+    }
+
+    test('streams a result in chunks, with one CSV header however many chunks, in a given database with given settings', async () => {
+      const sql = 'SELECT number AS n, {tag:String} AS tag FROM numbers(200000) WHERE number % 2 = 0';
+      const csv = await streamed(storage.stream(sql, { tag: 'a"b' }, 'CSVWithNames'));
+      const lines = csv.bytes.toString().split('\n').filter((l) => l);
+      expect(lines.length).toBe(100_001);
+      expect(lines[0]).toBe('"n","tag"');
+      expect(lines[1]).toBe('0,"a""b"');
+      expect(lines.filter((l) => l === '"n","tag"').length).toBe(1);
+      const ndjson = await streamed(storage.stream('SELECT count() AS c FROM events', {}, 'JSONEachRow', { database: ws, settings: { readonly: '1' } }));
+      expect(JSON.parse(ndjson.bytes.toString())).toEqual({ c: expect.anything() });
+      const refused = await rejection(streamed(storage.stream('INSERT INTO events (uuid) VALUES (generateUUIDv4())', {}, 'JSONEachRow', { database: ws, settings: { readonly: '1' } })));
+      expect(refused).toBeInstanceOf(StorageQueryError);
+    });
+
+    test('streams one whole Parquet file', async () => {
+      const parquet = await streamed(storage.stream('SELECT number AS n FROM numbers(300000)', {}, 'Parquet'));
+      expect(parquet.bytes.subarray(0, 4).toString()).toBe('PAR1');
+      expect(parquet.bytes.subarray(-4).toString()).toBe('PAR1');
+    });
+
     test('migrations are recorded once and applying them again changes nothing', async () => {
       const runner = new MigrationRunner(storage, meta, '', silentLogger);
       await runner.apply(ws, workspaceMigrations);

@@ -191,6 +191,7 @@ describe('PUT /workspaces/{id}', () => {
       createdAt: created.createdAt,
       properties: { c: 3 },
       allowedOrigins: ['*'],
+      retentionDays: 0,
     });
     expect(await json(await admin('GET', `/workspaces/${created.workspaceId}`))).toEqual(updated);
     // Absent properties are removed: PUT replaces.

@@ -98,4 +98,48 @@ export const metaMigrations: Migration[] = [
       `ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS allowedOrigins Array(String) DEFAULT ['*'] AFTER properties`,
     ],
   },
+  {
+    version: 7,
+    name: 'workspace_retention',
+    // Days a workspace keeps its events (0: forever); the table's TTL is made from it.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS retentionDays UInt32 DEFAULT 0`],
+  },
+  {
+    version: 8,
+    name: 'regulations',
+    // Erasure and suppression requests, the audit list of who asked and when; each change of
+    // status is a newer version. The subjects are kept so that an interrupted one can resume.
+    statements: ({ db, onCluster }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.regulations ${onCluster} (
+        id String,
+        workspaceId String,
+        regulationType LowCardinality(String),
+        subjectType LowCardinality(String),
+        subjectIds Array(String),
+        status LowCardinality(String),
+        eventsDeleted UInt64,
+        error String,
+        requestedByKind LowCardinality(String),
+        requestedByKeyId String,
+        createdAt DateTime64(6, 'UTC'),
+        finishedAt Nullable(DateTime64(6, 'UTC')),
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (workspaceId, id)`,
+    ],
+  },
+  {
+    version: 9,
+    name: 'suppressions',
+    // Subjects whose new events are dropped at collection; un-suppressing writes isDeleted = 1.
+    statements: ({ db, onCluster }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.suppressions ${onCluster} (
+        workspaceId String,
+        subjectType LowCardinality(String),
+        subjectId String,
+        regulationId String,
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY (workspaceId, subjectType, subjectId)`,
+    ],
+  },
 ];

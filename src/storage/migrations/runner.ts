@@ -28,7 +28,8 @@ async function checksum(migration: Migration): Promise<string> {
  */
 export class MigrationRunner {
   private readonly meta: string;
-  private readonly onCluster: string;
+  /** `ON CLUSTER ...` when a cluster is configured, else '': for other DDL-like statements (lightweight DELETE). */
+  readonly onCluster: string;
 
   constructor(
     private readonly storage: Storage,
@@ -61,7 +62,12 @@ export class MigrationRunner {
    */
   async setTableSettings(database: string, table: string, settings: Record<string, number>): Promise<void> {
     const assignments = Object.entries(settings).map(([name, value]) => `${identifierName(name)} = ${Number(value)}`);
-    await this.storage.command(`ALTER TABLE ${identifier(database)}.${identifier(table)} ${this.onCluster} MODIFY SETTING ${assignments.join(', ')}`);
+    await this.alterTable(database, table, `MODIFY SETTING ${assignments.join(', ')}`);
+  }
+
+  /** `ALTER TABLE database.table <clause>`, on the cluster when one is configured. The clause is the caller's own SQL, never user text. */
+  async alterTable(database: string, table: string, clause: string): Promise<void> {
+    await this.storage.command(`ALTER TABLE ${identifier(database)}.${identifier(table)} ${this.onCluster} ${clause}`);
   }
 
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {

@@ -1,0 +1,37 @@
+import { t } from 'elysia';
+import { EXPORT_ENCODINGS, ExportFormatSchema } from '../http/streamed-export';
+import { invalidInput } from '../http/problem';
+import { identifier, type Storage } from '../storage/storage';
+import { EVENT_COLUMNS, EVENT_JSON_SQL } from './event-rows';
+import { whereClause } from './list-events';
+import { ListEventsQuery } from './model';
+
+/** Parameters of a listing that an export has no use for: it is not paginated, and comes in table order. */
+const PAGING = ['limit', 'offset', 'orderByField', 'orderByDirection'] as const;
+
+const { limit: _l, offset: _o, orderByField: _f, orderByDirection: _d, ...FILTERS } = ListEventsQuery.properties;
+
+/** `GET /events/export` parameters: the filters of `GET /events` and the format. */
+export const ExportEventsQuery = t.Object({ ...FILTERS, format: ExportFormatSchema }, { additionalProperties: true });
+export type ExportEventsQuery = typeof ExportEventsQuery.static;
+
+/**
+ * The events that match, in the order of the table's sorting key (timestamp, then uuid), so the
+ * engine streams them without sorting the whole result, and a cut export can go on from the
+ * last timestamp it got. ndjson lines are the events of `GET /events`; csv and parquet have one
+ * column per event field (objects as JSON text).
+ */
+export function exportEvents(storage: Storage, database: string, query: ExportEventsQuery): AsyncIterable<Uint8Array> {
+  const { format, ...filters } = query;
+  const paging = PAGING.filter((p) => (filters as Record<string, unknown>)[p] !== undefined);
+  if (paging.length > 0) {
+    throw invalidInput(
+      'an export is not paginated: it holds every matching event, oldest first',
+      paging.map((parameter) => ({ parameter, detail: 'is not a parameter of exports; narrow it with startDate and endDate instead' })),
+    );
+  }
+  const { where, params } = whereClause(filters as Record<string, string | undefined>);
+  const from = `FROM ${identifier(database)}.events ${where} ORDER BY timestamp, uuid`;
+  if (format === 'ndjson') return storage.stream(`SELECT ${EVENT_JSON_SQL} AS json ${from}`, params, 'TabSeparatedRaw');
+  return storage.stream(`SELECT ${EVENT_COLUMNS.join(', ')} ${from}`, params, EXPORT_ENCODINGS[format].engine);
+}

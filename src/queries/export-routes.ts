@@ -1,0 +1,41 @@
+import { Elysia, t } from 'elysia';
+import { auth } from '../http/auth';
+import { BODY_PROBLEMS, problems } from '../http/problem';
+import { EXPORT_ENCODINGS, ExportFormatSchema, releasing, streamedDownload, WorkspaceGate } from '../http/streamed-export';
+import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { MAX_STATEMENT_LENGTH } from './model';
+import type { QueryRunner } from './query-runner';
+
+/** Statement exports of one workspace streaming at once, at most: each holds an engine session. */
+const EXPORTS_PER_WORKSPACE = 2;
+
+const QueryExportBody = t.Object(
+  {
+    query: t.String({ maxLength: MAX_STATEMENT_LENGTH, error: `must be a SQL statement of at most ${MAX_STATEMENT_LENGTH} characters` }),
+    format: ExportFormatSchema,
+  },
+  { additionalProperties: false, examples: [{ query: 'SELECT userId, count() AS events FROM events GROUP BY userId', format: 'csv' }] },
+);
+
+/** `POST /queries/export`: one statement's whole result as a streamed file, through the same sandbox as `POST /queries`. */
+export function queryExportRoutes(deps: { store: WorkspaceStore; runner: QueryRunner }) {
+  const gate = new WorkspaceGate(EXPORTS_PER_WORKSPACE, 'query exports');
+  return new Elysia({ name: 'query-export', normalize: false }).use(auth(deps.store)).post(
+    '/queries/export',
+    ({ body, principal }) => {
+      const database = principal.workspace.databaseName;
+      const chunks = deps.runner.export(database, body.query, EXPORT_ENCODINGS[body.format].engine);
+      return streamedDownload(releasing(chunks, gate.enter(database)), body.format, 'query');
+    },
+    {
+      scope: 'private',
+      body: QueryExportBody,
+      response: { 200: t.Any({ description: 'The rows as NDJSON (one object per row), CSV with a header, or Parquet.' }), ...problems(...BODY_PROBLEMS, 401, 403, 429) },
+      detail: {
+        tags: ['Queries'],
+        summary: 'Export the result of a SQL statement',
+        description: 'One read-only statement, checked and limited as in POST /queries except for the result size, streamed as ndjson, csv or parquet.',
+      },
+    },
+  );
+}
