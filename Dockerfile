@@ -36,6 +36,8 @@ COPY tracker/dist ./tracker/dist
 # production: the shipped development keys are refused at start (set your own). Bun reads
 # UV_THREADPOOL_SIZE once at start: a thread for every engine session (src/storage/engine-threads.ts).
 ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0 PORT=4000 UV_THREADPOOL_SIZE=64
+# `bun` on the PATH for `docker exec ... bun src/backups/cli.ts backup` and the like.
+ENV PATH=/app/node_modules/.bin:$PATH
 VOLUME ["/data"]
 EXPOSE 4000
 USER analytics

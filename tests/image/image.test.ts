@@ -127,6 +127,11 @@ describe('a container on a named volume', () => {
     figures.idleMemoryMB = (Number(rss) / 1024).toFixed(0);
   });
 
+  test('backs itself up from inside the container (docs/operations.md#backups)', async () => {
+    const printed = await podmanOk('exec', name(1), 'bun', 'src/backups/cli.ts', 'backup');
+    expect(JSON.parse(printed)).toMatchObject({ status: 'finished' });
+  });
+
   test('stops cleanly on podman stop', async () => {
     const stopped = await stop(name(1));
     figures.stopSeconds = stopped.seconds.toFixed(2);
