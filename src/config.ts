@@ -127,6 +127,8 @@ const SPEC = {
   webhookBatchSize: ['WEBHOOK_BATCH_SIZE', int(1, 10_000)],
   webhookBufferEvents: ['WEBHOOK_BUFFER_EVENTS', int(1, 1_000_000)],
   webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
+  streamMaxConnectionsPerKey: ['STREAM_MAX_CONNECTIONS_PER_KEY', int(1, 10_000)],
+  streamBufferBytes: ['STREAM_BUFFER_BYTES', int(4096, 256 * 1024 * 1024)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

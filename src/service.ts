@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
+import { EventStreams } from './events/stream';
 import { createApp } from './http/app';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { localUrl, serve } from './http/serve';
@@ -21,12 +22,15 @@ export interface Service {
   readonly buffer: IngestBuffer;
   readonly store: WorkspaceStore;
   readonly webhooks: WebhookSupervisor;
+  readonly streams: EventStreams;
   /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
   stop(): Promise<void>;
 }
 
 /** The transport's own hard cap sits above ours so that our 413 (problem+json) answers first. */
 const TRANSPORT_BODY_SLACK = 2;
+/** A live stream silent this long gets a keep-alive comment (below common proxies' 30-60 s idle limits). */
+const STREAM_HEARTBEAT_MS = 15_000;
 
 /** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
 export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config)): Promise<Service> {
@@ -37,6 +41,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
   // Sampled at scrape time only, once the buffer and the supervisor exist.
+  const streams = new EventStreams({ maxConnectionsPerKey: config.streamMaxConnectionsPerKey, bufferBytes: config.streamBufferBytes, heartbeatMs: STREAM_HEARTBEAT_MS });
+  store.onDatabasesChanged(() => streams.retainWorkspaces((id) => store.find(id) !== undefined));
   const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
@@ -47,7 +53,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
       insertIntervalMs: config.ingestInsertIntervalMs,
       writers: config.ingestWriters,
       maxQueuedRows: config.ingestQueueMaxEvents,
-      onCommitted: (database, events) => webhooks.committed(database, events),
+      onCommitted: (database, events) => {
+        webhooks.committed(database, events);
+        streams.committed(database, events);
+      },
       messageIds,
       onFlush: metrics.ingestFlushed,
     },
@@ -91,7 +100,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics }), {
+  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, streams }), {
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -103,6 +112,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let stopping: Promise<void> | undefined;
   const stop = async () => {
     log.info('stopping: no new connections; finishing in-flight requests');
+    // Live streams never finish on their own: they end now, so that the wait below can.
+    streams.close();
     const drained = server.stop(false);
     const timedOut = await Promise.race([
       drained.then(() => false),
@@ -119,5 +130,5 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await storage.close();
     log.info('stopped');
   };
-  return { url, port: server.port, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };
 }

@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
 import { eventRoutes, type EventRoutesDeps } from '../events/routes';
+import { eventStreamRoutes } from '../events/stream-routes';
+import type { EventStreams } from '../events/stream';
 import { queryRoutes, type QueryRoutesDeps } from '../queries/routes';
 import type { Logger } from '../log';
 import { segmentRoutes } from '../segment/routes';
@@ -9,6 +11,7 @@ import { statusRoutes } from '../status/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { WebhookSupervisor } from '../webhooks/supervisor';
 import { workspaceRoutes } from '../workspaces/routes';
+import { whoamiRoutes } from '../workspaces/whoami-routes';
 import { errorMapper } from './error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './idle-timeout';
 import { jsonBody } from './json-body';
@@ -23,6 +26,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   webhooks: WebhookSupervisor;
   metrics: ServiceMetrics;
   metricsToken: string;
+  streams: EventStreams;
 }
 
 /** The HTTP application: shared floors first (logging, errors, body reading), then features. */
@@ -35,10 +39,12 @@ export function createApp(deps: AppDeps) {
     .use(openApi())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
+    .use(eventStreamRoutes(deps.store, deps.streams))
     .use(eventRoutes(deps))
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(workspaceRoutes(deps.store))
+    .use(whoamiRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
     .use(metricsRoutes(deps));
 }

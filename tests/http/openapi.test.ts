@@ -17,6 +17,8 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/', '200', false],
   ['post', '/events', '201', true],
   ['get', '/events', '200', false],
+  ['get', '/events/stream', '200', false],
+  ['get', '/whoami', '200', false],
   ['post', '/queries', '200', true],
   ['get', '/workspaces', '200', false],
   ['post', '/workspaces', '200', true],
