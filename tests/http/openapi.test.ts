@@ -29,6 +29,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['post', '/webhooks', '200', true],
   ['delete', '/webhooks/{uuid}', '200', false],
   ['get', '/webhooks/{uuid}/deliveries', '200', false],
+  ['post', '/webhooks/{uuid}/test', '200', false],
   ['get', '/metrics', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];
