@@ -1,4 +1,6 @@
 import { Elysia } from 'elysia';
+import { ConsoleAssets } from '../console/assets';
+import { consoleRoutes } from '../console/routes';
 import { eventRoutes, type EventRoutesDeps } from '../events/routes';
 import { eventStreamRoutes } from '../events/stream-routes';
 import type { EventStreams } from '../events/stream';
@@ -31,14 +33,16 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
 
 /** The HTTP application: shared floors first (logging, errors, body reading), then features. */
 export function createApp(deps: AppDeps) {
+  const assets = new ConsoleAssets();
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   return new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(errorMapper(deps.log))
-    .use(openApi())
+    .use(openApi(assets))
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs }))
     .use(statusRoutes(deps.storage.mode))
+    .use(consoleRoutes(assets))
     .use(eventStreamRoutes(deps.store, deps.streams))
     .use(eventRoutes(deps))
     .use(segmentRoutes(deps))

@@ -1,6 +1,7 @@
 import { swagger } from '@elysiajs/swagger';
 import { Elysia } from 'elysia';
 import pkg from '../../package.json' with { type: 'json' };
+import type { ConsoleAssets } from '../console/assets';
 import { conformOpenApi } from './openapi-document';
 
 /** Where the interactive page and the OpenAPI document are served. */
@@ -9,9 +10,11 @@ export const OPENAPI_PATH = '/docs/json';
 
 /**
  * The OpenAPI 3.1 document, generated from the routes' TypeBox schemas (bodies, query
- * parameters, answers and problems), and an interactive page (Scalar) over it.
+ * parameters, answers and problems), and an interactive page (Scalar) over it. The generator's
+ * own page loads Scalar from a CDN: it is replaced by the page built with the console, which
+ * the service serves with every file it needs.
  */
-export function openApi() {
+export function openApi(assets: ConsoleAssets) {
   const generator = swagger({
     path: DOCS_PATH,
     specPath: OPENAPI_PATH,
@@ -42,8 +45,9 @@ export function openApi() {
   });
   // A hook applies to the routes registered after it: the generator's among them.
   return new Elysia({ name: 'openapi' })
-    .onAfterHandle({ as: 'local' }, ({ path, responseValue }) =>
-      path === OPENAPI_PATH ? conformOpenApi(responseValue as Record<string, unknown>) : undefined,
-    )
+    .onAfterHandle({ as: 'local' }, ({ path, request, responseValue }) => {
+      if (path === OPENAPI_PATH) return conformOpenApi(responseValue as Record<string, unknown>);
+      if (path === DOCS_PATH) return assets.page('docs', request.headers.get('accept-encoding'));
+    })
     .use(generator);
 }

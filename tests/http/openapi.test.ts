@@ -78,6 +78,7 @@ describe('the OpenAPI document', () => {
     const res = await svc.request('GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
-    expect(await res.text()).toContain('data-url="docs/json"');
+    // Scalar, built with the console and served locally (tests/console/serving.test.ts).
+    expect(await res.text()).toContain('/console/assets/scalar-standalone-');
   });
 });
