@@ -65,8 +65,10 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
 /** A readable sentence for any failure: the problem's detail and its field errors, or the network error. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    const fields = (err.problem.errors ?? []).map((e) => `${e.parameter ?? e.pointer ?? ''} ${e.detail}`.trim());
-    return [err.problem.detail || err.problem.title, ...fields].join('\n');
+    const detail = err.problem.detail || err.problem.title;
+    // A field's entry often repeats the detail (a failed statement): only what it adds is shown.
+    const fields = (err.problem.errors ?? []).filter((e) => !detail.includes(e.detail)).map((e) => `${e.parameter ?? e.pointer ?? ''} ${e.detail}`.trim());
+    return [detail, ...fields].join('\n');
   }
   if (err instanceof DOMException && err.name === 'AbortError') return 'cancelled';
   return `The service could not be reached (${(err as Error).message}).`;

@@ -27,7 +27,7 @@ export function openApi(assets: ConsoleAssets) {
           'Collect page, track, identify and group events (and Segment calls), list them, analyse them with ClickHouse SQL, split customers into workspaces, and push events to webhooks. Errors are application/problem+json.',
       },
       tags: [
-        { name: 'Events', description: 'Send and list events.' },
+        { name: 'Events', description: 'Send, list and stream events.' },
         { name: 'Segment', description: "Segment's tracking API, for Segment's and RudderStack's SDKs." },
         { name: 'Queries', description: 'ClickHouse SQL over the workspace.' },
         { name: 'Workspaces', description: 'Tenants: a database and keys each (admin key).' },

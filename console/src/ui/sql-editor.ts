@@ -1,4 +1,4 @@
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, type Completion } from '@codemirror/autocomplete';
+import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap, type Completion } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { sql } from '@codemirror/lang-sql';
 import { bracketMatching, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
@@ -30,7 +30,8 @@ const theme = EditorView.theme({
 
 export interface SqlEditor {
   view: EditorView;
-  text(): string;
+  /** The statement, with the completion list closed: it would cover the result. */
+  take(): string;
   setText(text: string): void;
   /** New completions: the workspace's columns (with their types) and JSON keys. */
   setCompletions(columns: Completion[], snippets: Completion[]): void;
@@ -75,7 +76,10 @@ export function sqlEditor(host: HTMLElement, initial: string, run: () => void): 
   });
   return {
     view,
-    text: () => view.state.doc.toString(),
+    take: () => {
+      closeCompletion(view);
+      return view.state.doc.toString();
+    },
     setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     setCompletions: (columns, snippets) =>
       view.dispatch({

@@ -84,7 +84,7 @@ export function sqlView(root: HTMLElement): () => void {
   };
 
   async function run(): Promise<void> {
-    const statement = editor.text().trim();
+    const statement = editor.take().trim();
     if (!statement) return;
     running?.abort();
     running = new AbortController();
