@@ -30,9 +30,12 @@ WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json tsconfig.json bunfig.toml .env.defaults ./
 COPY src ./src
+# The tracker served at /script.js, built from tracker/src and committed (npm run build:tracker).
+COPY tracker/dist ./tracker/dist
 
-# production: the shipped development keys are refused at start (set your own).
-ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0 PORT=4000
+# production: the shipped development keys are refused at start (set your own). Bun reads
+# UV_THREADPOOL_SIZE once at start: a thread for every engine session (src/storage/engine-threads.ts).
+ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0 PORT=4000 UV_THREADPOOL_SIZE=64
 VOLUME ["/data"]
 EXPOSE 4000
 USER analytics

@@ -1,4 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { normalizeOrigin, ORIGIN_RULE } from './http/origins';
+import { parseRate } from './http/token-buckets';
+import { CidrList } from './net/address-ranges';
+import { parseAllowlist } from './net/egress-policy';
 import { IDENTIFIER_PATTERN } from './storage/storage';
 
 /** A setting's raw text turned into its typed value, or an error message. */
@@ -62,6 +66,25 @@ const bool: Parser<boolean> = (raw) => {
   return raw === 'true';
 };
 
+/** Comma-separated origins, normalized; never `*` (these origins may use private keys). */
+const originList: Parser<string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      if (item === '*') throw new ConfigError('must list origins; * is refused, since these origins may call routes that take private keys');
+      const origin = normalizeOrigin(item);
+      if (!origin) throw new ConfigError(`each item must be ${ORIGIN_RULE}, got ${JSON.stringify(item)}`);
+      return origin;
+    });
+
+/** A URL path of the service's own: segments of unreserved characters. */
+const urlPath: Parser<string> = (raw) => {
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) throw new ConfigError(`must be a path such as /js/site.js (segments of letters, digits and . _ ~ -), got ${JSON.stringify(raw)}`);
+  return raw;
+};
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Comma-separated durations with units, such as `5s,30s,2m,1h`; in milliseconds. */
@@ -79,6 +102,19 @@ const oneOf =
     return raw as T;
   };
 
+/** A parser of another module, whose errors become this variable's. */
+const via =
+  <T>(parse: (raw: string) => T): Parser<T> =>
+  (raw) => {
+    try {
+      return parse(raw);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  };
+
+const cidrList = (raw: string) => new CidrList(raw.split(',').map((e) => e.trim()).filter((e) => e !== ''));
+
 /** Every setting, its variable and how to read it. Defaults live in .env.defaults only. */
 const SPEC = {
   port: ['PORT', int(0, 65535)],
@@ -90,6 +126,9 @@ const SPEC = {
   publicApiKeys: ['PUBLIC_API_KEYS', keyList],
   privateApiKeys: ['PRIVATE_API_KEYS', keyList],
   metricsToken: ['METRICS_TOKEN', optionalToken],
+  corsOrigins: ['CORS_ORIGINS', originList],
+  trackerScriptPath: ['TRACKER_SCRIPT_PATH', urlPath],
+  trackerCollectPath: ['TRACKER_COLLECT_PATH', urlPath],
   dataDir: ['DATA_DIR', nonEmpty],
   engineReadSessions: ['ENGINE_READ_SESSIONS', int(1, 16)],
   clickhouseUrl: ['CLICKHOUSE_URL', httpUrl],
@@ -127,6 +166,18 @@ const SPEC = {
   webhookBatchSize: ['WEBHOOK_BATCH_SIZE', int(1, 10_000)],
   webhookBufferEvents: ['WEBHOOK_BUFFER_EVENTS', int(1, 1_000_000)],
   webhookSettleMs: ['WEBHOOK_SETTLE_MS', int(0, 3_600_000)],
+  // Hardening for the open internet (docs/security.md).
+  egressAllowlist: ['EGRESS_ALLOWLIST', via(parseAllowlist)],
+  trustedProxies: ['TRUSTED_PROXIES', via(cidrList)],
+  rateLimitCollectPerKey: ['RATE_LIMIT_COLLECT_PER_KEY', via(parseRate)],
+  rateLimitCollectPerAddress: ['RATE_LIMIT_COLLECT_PER_ADDRESS', via(parseRate)],
+  rateLimitReadPerKey: ['RATE_LIMIT_READ_PER_KEY', via(parseRate)],
+  rateLimitReadPerAddress: ['RATE_LIMIT_READ_PER_ADDRESS', via(parseRate)],
+  rateLimitAuthFailuresPerAddress: ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', via(parseRate)],
+  maxBodyBytesInFlight: ['MAX_BODY_BYTES_IN_FLIGHT', int(1024 * 1024, 64 * 1024 * 1024 * 1024)],
+  queryWorkspaceConcurrency: ['QUERY_WORKSPACE_CONCURRENCY', int(1, 64)],
+  queryWorkspaceQueueMax: ['QUERY_WORKSPACE_QUEUE_MAX', int(0, 100_000)],
+  queryWorkspaceSecondsPerMinute: ['QUERY_WORKSPACE_SECONDS_PER_MINUTE', int(0, 3600)],
   streamMaxConnectionsPerKey: ['STREAM_MAX_CONNECTIONS_PER_KEY', int(1, 10_000)],
   streamBufferBytes: ['STREAM_BUFFER_BYTES', int(4096, 256 * 1024 * 1024)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;

@@ -1,4 +1,4 @@
-import { nowMicros, type Micros } from './events/timestamps';
+import { nowMicros, type Micros } from './timestamps';
 
 /**
  * Wall-clock microseconds that only go forward: each call answers a later time than the one

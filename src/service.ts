@@ -1,14 +1,18 @@
 import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
+import { createApp } from './app';
 import { EventStreams } from './events/stream';
-import { createApp } from './http/app';
+import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { localUrl, serve } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
+import { EgressPolicy } from './net/egress-policy';
+import { systemResolver, type HostResolver } from './net/host-resolver';
 import { QueryRunner } from './queries/query-runner';
+import { engineSessions, engineThreads } from './storage/engine-threads';
 import { MigrationRunner } from './storage/migrations/runner';
 import { openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
@@ -32,18 +36,33 @@ const TRANSPORT_BODY_SLACK = 2;
 /** A live stream silent this long gets a keep-alive comment (below common proxies' 30-60 s idle limits). */
 const STREAM_HEARTBEAT_MS = 15_000;
 
-/** Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port). */
-export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config)): Promise<Service> {
+/**
+ * Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port).
+ * `resolver` turns webhook host names into addresses (tests give their own).
+ */
+export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config), resolver: HostResolver = systemResolver): Promise<Service> {
+  const threads = engineThreads();
+  if (storage.mode === 'embedded' && threads !== undefined && threads < engineSessions(config)) {
+    log.warn('the runtime runs fewer engine statements at once than the service has engine sessions: long statements will hold up others, ingestion included; start it with UV_THREADPOOL_SIZE set (npm start and the Docker image do)', {
+      threads,
+      sessions: engineSessions(config),
+    });
+  }
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
   await store.start();
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
-  // Sampled at scrape time only, once the buffer and the supervisor exist.
   const streams = new EventStreams({ maxConnectionsPerKey: config.streamMaxConnectionsPerKey, bufferBytes: config.streamBufferBytes, heartbeatMs: STREAM_HEARTBEAT_MS });
   store.onDatabasesChanged(() => streams.retainWorkspaces((id) => store.find(id) !== undefined));
-  const metrics = createServiceMetrics({ ingestQueueDepth: () => buffer.depth, webhookRetriesPending: () => webhooks.retriesPending() });
+  // Sampled at scrape time only, once the buffer and the supervisor exist.
+  const bodies = new ByteBudget(config.maxBodyBytesInFlight);
+  const metrics = createServiceMetrics({
+    ingestQueueDepth: () => buffer.depth,
+    webhookRetriesPending: () => webhooks.retriesPending(),
+    bodyBytesInFlight: () => bodies.inUse,
+  });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const buffer = new IngestBuffer(
@@ -79,6 +98,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         bufferEvents: config.webhookBufferEvents,
         settleMs: config.webhookSettleMs,
       },
+      egress: new EgressPolicy(config.egressAllowlist, resolver),
       onDeliveryAttempt: metrics.webhookAttempted,
     },
     log,
@@ -89,6 +109,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     {
       concurrency: config.queryConcurrency,
       queueMax: config.queryQueueMax,
+      workspaceConcurrency: config.queryWorkspaceConcurrency,
+      workspaceQueueMax: config.queryWorkspaceQueueMax,
+      workspaceSecondsPerMinute: config.queryWorkspaceSecondsPerMinute,
       limits: {
         timeoutMs: config.queryTimeoutMs,
         maxResultRows: config.queryMaxResultRows,
@@ -100,7 +123,23 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const server = serve(createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, streams }), {
+  const close = async () => {
+    streams.close();
+    await buffer.close();
+    await webhooks.stop();
+    await runner.close();
+    await store.stop();
+    await storage.close();
+  };
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, streams });
+  } catch (err) {
+    // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
+    await close();
+    throw err;
+  }
+  const server = serve(app, {
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes * TRANSPORT_BODY_SLACK,
@@ -123,11 +162,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       log.warn('in-flight requests did not finish in time; closing their connections', { timeoutMs: config.shutdownTimeoutMs });
       await server.stop(true);
     }
-    await buffer.close();
-    await webhooks.stop();
-    await runner.close();
-    await store.stop();
-    await storage.close();
+    await close();
     log.info('stopped');
   };
   return { url, port: server.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };

@@ -1,6 +1,7 @@
 import type { Subprocess } from 'bun';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 
 export const ROOT = join(import.meta.dir, '..', '..');
 
@@ -40,9 +41,10 @@ async function start(args: string[], env: Record<string, string>, port: number, 
   };
 }
 
-/** The service as users run it (`bun src/main.ts`, settings from .env.defaults), on `dataDir`. */
+/** The service as users run it (`npm start`: `bun src/main.ts` with its engine threads, settings from .env.defaults), on `dataDir`. */
 export function startService(dataDir: string, port: number, env: Record<string, string> = {}): Promise<Running> {
-  return start(['src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private, ...env }, port);
+  const settings = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private };
+  return start(['src/main.ts'], { ...settings, UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...env }, port);
 }
 
 /** A bare Bun server that parses the same request and answers 201. */

@@ -17,14 +17,6 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The pages name the current hashed files, so they are revalidated on every load. */
 const REVALIDATE = 'no-cache';
 
-/**
- * Only what the console and the API reference page need; the rest of the defaults (a CSP for
- * every HTML answer) are the security-headers plugin's. Scalar adds its styles at run time,
- * hence 'unsafe-inline' for styles on /docs only.
- */
-const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
-const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
-
 interface Asset {
   body: Buffer;
   gzipped?: Buffer;
@@ -55,13 +47,9 @@ export class ConsoleAssets {
     return asset && this.respond(asset, acceptEncoding, { 'cache-control': IMMUTABLE });
   }
 
+  /** A page; its Content-Security-Policy and other security headers come from src/http/security-headers.ts. */
   page(which: 'console' | 'docs', acceptEncoding: string | null): Response {
-    return this.respond(this.pages[which], acceptEncoding, {
-      'cache-control': REVALIDATE,
-      'content-security-policy': which === 'console' ? CONSOLE_CSP : DOCS_CSP,
-      'referrer-policy': 'no-referrer',
-      'x-content-type-options': 'nosniff',
-    });
+    return this.respond(this.pages[which], acceptEncoding, { 'cache-control': REVALIDATE });
   }
 
   private respond(asset: Asset, acceptEncoding: string | null, headers: Record<string, string>): Response {

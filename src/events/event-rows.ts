@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseJsonLossless } from '../lossless-json';
 import type { Row } from '../storage/storage';
 import type { Event, EventInput } from './model';
-import { engineToIso, toIsoString, type Micros, parseIsoDateTime } from './timestamps';
+import { engineToIso, toIsoString, type Micros, parseIsoDateTime } from '../timestamps';
 
 const TEXT_FIELDS = ['messageId', 'event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
 const OBJECT_FIELDS = ['properties', 'traits', 'context'] as const;

@@ -4,11 +4,13 @@ import { StorageOutcomeUnknownError, StorageQueryError, StorageUnavailableError,
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
 import type { Claim, RecentMessageIds } from './recent-message-ids';
-import { parseIsoDateTime, type Micros } from './timestamps';
+import { parseIsoDateTime, type Micros } from '../timestamps';
+import { invalidInput, OUTCOME_UNKNOWN_TYPE, RETRY_AFTER_SECONDS, unavailable, type AnswersAsProblem } from '../http/problem';
 
 /** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
-export class IngestOverloadedError extends Error {
+export class IngestOverloadedError extends Error implements AnswersAsProblem {
   override readonly name = 'IngestOverloadedError';
+  toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS);
 }
 
 /**
@@ -16,18 +18,21 @@ export class IngestOverloadedError extends Error {
  * not. The buffer repeats the insert (deduplicated) until it knows, but the requests in it have
  * been answered by then.
  */
-export class IngestOutcomeUnknownError extends StorageUnavailableError {
+export class IngestOutcomeUnknownError extends StorageUnavailableError implements AnswersAsProblem {
   override readonly name = 'IngestOutcomeUnknownError';
+  toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS, OUTCOME_UNKNOWN_TYPE);
 }
 
 /** The engine refused a request's events, which validation let through (400: they will never be stored). */
-export class IngestRefusedError extends Error {
+export class IngestRefusedError extends Error implements AnswersAsProblem {
   override readonly name = 'IngestRefusedError';
+  toProblem = () => invalidInput(this.message, []);
 }
 
 /** The buffer is closing for shutdown and accepts nothing new. */
-export class IngestClosedError extends Error {
+export class IngestClosedError extends Error implements AnswersAsProblem {
   override readonly name = 'IngestClosedError';
+  toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS);
 }
 
 export interface IngestBufferOptions {

@@ -1,7 +1,7 @@
 import { identifier, type Params, type Storage } from '../storage/storage';
 import { EVENT_JSON_SQL } from './event-rows';
 import { ORDER_FIELDS, type ListEventsQuery, type OrderField } from './model';
-import { parseIsoDateTime, toEngineDateTime } from './timestamps';
+import { parseIsoDateTime, toEngineDateTime } from '../timestamps';
 import { pageWindow } from '../http/pagination';
 import { invalidInput } from '../http/problem';
 

@@ -1,7 +1,7 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { Page, PageParams } from '../http/pagination';
-import { parseIsoDateTime } from './timestamps';
+import { parseIsoDateTime } from '../timestamps';
 
 FormatRegistry.Set('iso-date-time', (value) => parseIsoDateTime(value) !== undefined);
 
@@ -31,6 +31,9 @@ export const MessageId = t.String({
   description: 'The client\'s id of this message: a message whose id was stored within the de-duplication window (24 hours by default) is acknowledged and not stored again.',
   examples: ['ajs-next-1732270800000-6d2a0e44-2d6f-4b8e-9a57-4f6f4b0b1c1e'],
 });
+
+/** A public key in the body: for beacons, which cannot set an Authorization header. */
+export const WriteKey = t.String({ error: 'must be a string', description: 'A public key, when no Authorization header is sent (beacons cannot set one).' });
 
 /** An event as sent. Other Segment fields (`sentAt`, `integrations`, ...) are accepted and ignored. */
 export const EventDTO = t.Object(
@@ -62,6 +65,7 @@ export function createEventsBody(maxEvents: number) {
         maxItems: maxEvents,
         error: `must be an array of 1 to ${maxEvents} events`,
       }),
+      writeKey: t.Optional(WriteKey),
     },
     {
       examples: [

@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import { identifier, type Storage } from '../storage/storage';
 import type { AcceptedEvent } from './event-rows';
-import { toEngineDateTime } from './timestamps';
+import { toEngineDateTime } from '../timestamps';
 
 /** A time in milliseconds as a bound parameter of type DateTime64(6). */
 const engineTime = (ms: number) => toEngineDateTime(BigInt(ms) * 1000n);

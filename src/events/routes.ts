@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia';
-import { auth } from '../http/auth';
+import { auth, principalOf } from '../http/auth';
+import { readCollectionRequest } from '../http/collection-auth';
+import { bodyBytes } from '../http/json-body';
 import { BODY_PROBLEMS, payloadTooLarge, problems, type ProblemError } from '../http/problem';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
@@ -43,31 +45,43 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
   if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
 }
 
+/** The path of the collection route, which the CORS plugin opens to any origin. */
+export const EVENTS_PATH = '/events';
+
 export function eventRoutes(deps: EventRoutesDeps) {
+  const readRequest = readCollectionRequest(deps.store, 'json-or-text');
   return new Elysia({ name: 'events', normalize: false })
     .use(auth(deps.store))
     .post(
-      '/events',
-      async ({ body, principal, request }) => {
-        checkEventSizes(body.events, deps.maxEventBytes, Number(request.headers.get('content-length') ?? Infinity));
-        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next(), principal.workspace.databaseName));
-        await deps.buffer.submit(principal.workspace.databaseName, accepted);
+      EVENTS_PATH,
+      async ({ body, request }) => {
+        const database = principalOf(request)!.workspace.databaseName;
+        checkEventSizes(body.events, deps.maxEventBytes, bodyBytes(request));
+        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next(), database));
+        await deps.buffer.submit(database, accepted);
         const n = accepted.length;
-        deps.metrics.eventsAccepted(principal.workspace.databaseName, n);
+        deps.metrics.eventsAccepted(database, n);
         // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
         return json(`{"results":[${accepted.map((a) => a.json).join(',')}],"limit":${n},"offset":0,"total":${n}}`, 201);
       },
       {
-        // Runs before the key check and the decoding: shedding must cost next to nothing.
-        transform: () => deps.buffer.admit(),
-        scope: 'ingest',
+        transform: (ctx) => {
+          // Before the key check and the decoding: shedding must cost next to nothing.
+          deps.buffer.admit();
+          readRequest(ctx);
+        },
         afterResponse: countRefusedEvents(deps.metrics, 201, 'events'),
         body: createEventsBody(deps.maxEventsPerRequest),
-        response: { 201: EventsPage, ...problems(...BODY_PROBLEMS, 401) },
-        detail: { tags: ['Events'], summary: 'Send events', description: 'Stores a batch atomically; answers 201 once the events are committed.' },
+        response: { 201: EventsPage, ...problems(...BODY_PROBLEMS, 401, 403) },
+        detail: {
+          tags: ['Events'],
+          summary: 'Send events',
+          description:
+            'Stores a batch atomically; answers 201 once the events are committed. JSON as application/json or text/plain (beacons); the key in the Authorization header, or a public key as `writeKey` in the body or the query string.',
+        },
       },
     )
-    .get('/events', async ({ query, principal }) => json(await listEvents(deps.storage, principal.workspace.databaseName, query)), {
+    .get(EVENTS_PATH, async ({ query, principal }) => json(await listEvents(deps.storage, principal.workspace.databaseName, query)), {
       scope: 'private',
       query: ListEventsQuery,
       response: { 200: EventsPage, ...problems(400, 401, 403, 503) },

@@ -1,9 +1,8 @@
 import { Elysia, ValidationError } from 'elysia';
 import { ActorStoppedError, MailboxFullError } from '../actors/actor';
-import { IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../events/ingest-buffer';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
-import { HttpProblem, invalidInput, notFound, OUTCOME_UNKNOWN_TYPE, RETRY_AFTER_SECONDS, unavailable, type ProblemError } from './problem';
+import { answersAsProblem, HttpProblem, invalidInput, notFound, RETRY_AFTER_SECONDS, unavailable, type ProblemError } from './problem';
 
 interface SchemaIssue {
   path: string;
@@ -57,12 +56,9 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
   }
   if (code === 'NOT_FOUND') return notFound(`no route ${request.method} ${new URL(request.url).pathname}`);
   if (code === 'PARSE') return invalidInput('the body could not be read', []);
-  if (error instanceof IngestRefusedError) return invalidInput(error.message, []);
-  if (error instanceof IngestOverloadedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
-  if (error instanceof IngestClosedError) return unavailable(error.message, RETRY_AFTER_SECONDS);
+  if (answersAsProblem(error)) return error.toProblem();
   if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);
   if (error instanceof ActorStoppedError) return unavailable('the service is shutting down', RETRY_AFTER_SECONDS);
-  if (error instanceof IngestOutcomeUnknownError) return unavailable(error.message, RETRY_AFTER_SECONDS, OUTCOME_UNKNOWN_TYPE);
   if (error instanceof StorageUnavailableError) {
     log.warn('storage unavailable', { err: error });
     return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { parseJsonLossless } from '../lossless-json';
+import { inflateBody, isEncoded } from './content-encoding';
 import { HttpProblem, invalidInput, payloadTooLarge } from './problem';
 
 /** A request body read but not yet decoded: decoding waits until the caller is authenticated. */
@@ -17,6 +18,30 @@ export interface BodyLimits {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const TEXT_PLAIN = /^text\/plain\s*(?:;|$)/i;
+
+/**
+ * Which `Content-Type`s a route reads as JSON: `json` only JSON types; `json-or-text` also
+ * text/plain (what `navigator.sendBeacon` and a preflight-free `fetch` send); `any` whatever the
+ * header says, none included, as Segment's and RudderStack's gateways do.
+ */
+export type JsonTypes = 'json' | 'json-or-text' | 'any';
+
+const READS: Record<JsonTypes, (contentType: string) => boolean> = {
+  json: (type) => JSON_TYPE.test(type),
+  'json-or-text': (type) => JSON_TYPE.test(type) || TEXT_PLAIN.test(type),
+  any: () => true,
+};
+
+const decodedSizes = new WeakMap<Request, number>();
+
+/**
+ * The size of a request's body as read, after any Content-Encoding was undone; Infinity before
+ * it was read. Not the Content-Length header, which counts compressed bytes.
+ */
+export function bodyBytes(request: Request): number {
+  return decodedSizes.get(request) ?? Infinity;
+}
 
 /**
  * The deepest nesting of objects and arrays a body may have. Deeper JSON parses, but then
@@ -93,7 +118,9 @@ async function readWithin(request: Request, timeoutMs: number): Promise<ArrayBuf
 
 /**
  * Reads request bodies as text within the limits (413 beyond the size, 408 beyond the time),
- * leaving the decoding to `decodeBody`, which the auth macro calls once the key has been checked.
+ * inflating a compressed one (the size limit then applies to the inflated body), and leaves the
+ * decoding to `decodeBody`, which the auth macro (or a collection route's key reading) calls once
+ * a key in a header has been checked.
  */
 export function jsonBody(limits: BodyLimits) {
   return new Elysia({ name: 'json-body' })
@@ -109,9 +136,12 @@ export function jsonBody(limits: BodyLimits) {
         // The client went away mid-body; a prefix that happens to parse must not be taken.
         throw invalidInput(`the body ended after ${bytes.byteLength} of the ${declared} bytes its Content-Length announced`, []);
       }
+      const encoding = request.headers.get('content-encoding');
+      const decoded = isEncoded(encoding) ? await inflateBody(new Uint8Array(bytes), encoding, limits.maxBytes) : bytes;
+      decodedSizes.set(request, decoded.byteLength);
       let text: string;
       try {
-        text = strictUtf8.decode(bytes);
+        text = strictUtf8.decode(decoded);
       } catch {
         throw invalidInput('the body is not valid UTF-8', [{ pointer: '', detail: 'invalid UTF-8' }]);
       }
@@ -119,16 +149,17 @@ export function jsonBody(limits: BodyLimits) {
     });
 }
 
-/** Turns a RawBody into JSON: 415 for a content type other than JSON, 400 for malformed JSON. */
-export function decodeBody(body: unknown): unknown {
+/** Turns a RawBody into JSON: 415 for a content type the route does not read, 400 for malformed JSON. */
+export function decodeBody(body: unknown, types: JsonTypes = 'json'): unknown {
   if (!(body instanceof RawBody)) return body;
   // No body at all (a DELETE, say): nothing to decode; a route that needs one says so in its schema.
   if (body.text === '') return undefined;
-  if (!JSON_TYPE.test(body.contentType)) {
+  if (!READS[types](body.contentType)) {
+    const expected = types === 'json' ? 'application/json' : 'application/json or text/plain';
     throw new HttpProblem(
       415,
       'Unsupported Media Type',
-      body.contentType ? `the body must be application/json, not ${body.contentType}` : 'the body must be application/json (no Content-Type was sent)',
+      body.contentType ? `the body must be ${expected}, not ${body.contentType}` : `the body must be ${expected} (no Content-Type was sent)`,
     );
   }
   if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {

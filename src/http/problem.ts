@@ -83,6 +83,18 @@ export class HttpProblem extends Error {
   }
 }
 
+/**
+ * An error of a feature that knows the answer it stands for: the error mapper asks it, so that
+ * it need not know every feature's errors.
+ */
+export interface AnswersAsProblem {
+  toProblem(): HttpProblem;
+}
+
+export function answersAsProblem(error: unknown): error is AnswersAsProblem {
+  return error instanceof Error && typeof (error as Partial<AnswersAsProblem>).toProblem === 'function';
+}
+
 export const invalidInput = (detail: string, errors: ProblemError[]) =>
   new HttpProblem(400, 'Invalid input', detail, { errors });
 

@@ -1,4 +1,5 @@
 import type { AnyElysia } from 'elysia';
+import { rememberPeer } from './client-address';
 
 /** The listening server as the service uses it, whichever runtime serves it. */
 export interface HttpServer {
@@ -27,7 +28,7 @@ declare const Deno:
   | {
       serve(
         options: { port: number; hostname: string; onListen: () => void },
-        handler: (request: Request) => Response | Promise<Response>,
+        handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
       ): DenoServer;
     }
   | undefined;
@@ -51,7 +52,11 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
   }
   if (typeof Deno !== 'undefined') {
     // onListen replaces Deno's own "Listening on" line, which would break the JSON-lines log.
-    const server = Deno.serve({ port: options.port, hostname: options.hostname, onListen: () => {} }, app.fetch);
+    // Elysia sees no server under Deno: the client's address comes beside the request.
+    const server = Deno.serve({ port: options.port, hostname: options.hostname, onListen: () => {} }, (request, info) => {
+      rememberPeer(request, info.remoteAddr.hostname);
+      return app.fetch(request);
+    });
     let drained: Promise<void> | undefined;
     return {
       port: server.addr.port,

@@ -1,4 +1,5 @@
 import type { IngestMetrics } from '../events/routes';
+import type { LimitName } from '../http/rate-limit';
 import type { AnsweredRequest } from '../http/request-log';
 import type { StatementOutcome } from '../queries/query-runner';
 import type { AttemptVerdict } from '../webhooks/delivery-actor';
@@ -10,6 +11,8 @@ export interface MetricSources {
   ingestQueueDepth(): number;
   /** Webhook deliveries that failed and wait for a retry. */
   webhookRetriesPending(): number;
+  /** Request body bytes reserved by requests being read, parsed or handled. */
+  bodyBytesInFlight(): number;
 }
 
 /** Upper bounds in seconds for requests, inserts and statements: from a millisecond to a minute. */
@@ -58,6 +61,9 @@ export function createServiceMetrics(sources: MetricSources) {
     ['outcome'],
   );
   registry.sampledGauge('analytics_webhook_retries_pending', 'Webhook deliveries that failed and wait for a retry.', sources.webhookRetriesPending);
+  const limited = registry.counter('analytics_rate_limited_total', 'Requests refused with 429 by a rate limit, by limit.', ['limit']);
+  registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
+  const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');
 
   const ingest: IngestMetrics = {
     eventsAccepted: (workspace, events) => accepted.inc({ workspace }, events),
@@ -76,6 +82,8 @@ export function createServiceMetrics(sources: MetricSources) {
     },
     statementRan: (outcome: StatementOutcome, seconds: number) => statementSeconds.observe({ outcome }, seconds),
     webhookAttempted: (outcome: AttemptVerdict) => attempts.inc({ outcome }),
+    rateLimited: (limit: LimitName) => limited.inc({ limit }),
+    bodyShed: () => bodiesShed.inc({}),
     /** Every metric as Prometheus exposition text. */
     render: () => registry.render(),
   };

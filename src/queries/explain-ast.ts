@@ -8,12 +8,14 @@ export interface AstNode {
   kind: string;
   /** What follows the kind, without the `(alias ...)` and `(children N)` notes: a name or a value. */
   name: string;
+  /** The `(alias ...)` note: the name the statement gives this node. */
+  alias: string | undefined;
   parent: AstNode | undefined;
   children: AstNode[];
 }
 
 const CHILDREN_NOTE = / \(children \d+\)$/;
-const ALIAS_NOTE = / \(alias [^)]*\)$/;
+const ALIAS_NOTE = / \(alias ([^)]*)\)$/;
 
 export function parseExplainAst(lines: readonly string[]): AstNode[] {
   const roots: AstNode[] = [];
@@ -21,13 +23,15 @@ export function parseExplainAst(lines: readonly string[]): AstNode[] {
   for (const line of lines) {
     if (!line.trim()) continue;
     const depth = line.length - line.trimStart().length;
-    const text = line.trim().replace(CHILDREN_NOTE, '').replace(ALIAS_NOTE, '');
+    const noted = line.trim().replace(CHILDREN_NOTE, '');
+    const alias = ALIAS_NOTE.exec(noted)?.[1];
+    const text = noted.replace(ALIAS_NOTE, '');
     const space = text.indexOf(' ');
     const kind = space < 0 ? text : text.slice(0, space);
     const name = space < 0 ? '' : text.slice(space + 1);
     path.length = Math.min(path.length, depth);
     const parent = path[path.length - 1];
-    const node: AstNode = { kind, name, parent, children: [] };
+    const node: AstNode = { kind, name, alias, parent, children: [] };
     (parent ? parent.children : roots).push(node);
     path.push(node);
   }

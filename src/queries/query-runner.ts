@@ -1,8 +1,9 @@
-import PQueue from 'p-queue';
-import { forbidden, invalidInput, RETRY_AFTER_SECONDS, unavailable } from '../http/problem';
+import { forbidden, invalidInput, RETRY_AFTER_SECONDS, tooManyRequests, unavailable } from '../http/problem';
+import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
 import { StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage } from '../storage/storage';
 import { parseResultRows } from './result-rows';
+import { FairScheduler } from './fair-scheduler';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
 import { VerdictCache } from './verdict-cache';
 
@@ -14,10 +15,19 @@ export interface QueryRunnerOptions {
   concurrency: number;
   /** Statements waiting for a sandbox, at most; beyond it requests get 503. */
   queueMax: number;
+  /** Statements of one workspace running at once, at most; its others wait behind them. */
+  workspaceConcurrency: number;
+  /** Statements of one workspace waiting, at most; beyond it its requests get 429. */
+  workspaceQueueMax: number;
+  /** Seconds of statement time one workspace may use per minute (0: no quota); beyond it 429. */
+  workspaceSecondsPerMinute: number;
   limits: SandboxLimits;
   /** Told of each statement that ran: its outcome and how long checking and running it took (for metrics). */
   onStatement?: (outcome: StatementOutcome, seconds: number) => void;
 }
+
+/** Workspaces whose quota use is remembered, at most. */
+const QUOTA_WORKSPACES = 10_000;
 
 /** Verdicts remembered, at most, and for how long at most. */
 const VERDICTS = 1000;
@@ -55,11 +65,16 @@ function statementProblem(index: number, err: unknown): unknown {
 /**
  * The query runner: user SQL on sandboxes of its own, apart from the sessions that ingestion and
  * listing use, so a heavy statement never stalls them. At most `concurrency` statements run at
- * once; up to `queueMax` wait; more are refused at once rather than queued without bound.
+ * once, and at most `workspaceConcurrency` of one workspace: a workspace's slow statements wait
+ * behind each other, never in front of another workspace's (fair-scheduler.ts). Up to
+ * `queueMax` wait in all and `workspaceQueueMax` per workspace; more are refused at once (503,
+ * or 429 for the workspace's own excess) rather than queued without bound.
  */
 export class QueryRunner {
-  private readonly queue: PQueue;
+  private readonly scheduler: FairScheduler;
   private readonly idle: Sandbox[];
+  /** Statement time per workspace, in milliseconds, when there is a quota. */
+  private readonly quota: TokenBuckets | undefined;
   private readonly verdicts = new VerdictCache(VERDICTS, VERDICT_MAX_AGE_MS);
 
   constructor(
@@ -67,7 +82,8 @@ export class QueryRunner {
     private readonly options: QueryRunnerOptions,
     private readonly log: Logger,
   ) {
-    this.queue = new PQueue({ concurrency: options.concurrency });
+    this.scheduler = new FairScheduler(options.concurrency, options.workspaceConcurrency);
+    this.quota = options.workspaceSecondsPerMinute > 0 ? new TokenBuckets({ count: options.workspaceSecondsPerMinute * 1000, perMs: 60_000 }, QUOTA_WORKSPACES) : undefined;
     this.idle = Array.from({ length: options.concurrency }, () => storage.openSandbox(options.limits));
   }
 
@@ -76,17 +92,38 @@ export class QueryRunner {
    * error of the first failing one (by index) is thrown, naming that index.
    */
   async run(database: string, statements: readonly string[]): Promise<Row[][]> {
-    const wouldWait = this.queue.size + this.queue.pending + statements.length - this.options.concurrency;
-    if (wouldWait > this.options.queueMax) {
-      throw unavailable(`too many queries are waiting (${this.queue.size}); try again shortly`, RETRY_AFTER_SECONDS);
-    }
-    const outcomes = await Promise.allSettled(statements.map((sql) => this.queue.add(() => this.withSandbox((s) => this.runOne(s, database, sql)))));
+    this.admit(database, statements.length);
+    const outcomes = await Promise.allSettled(
+      statements.map((sql) => this.scheduler.schedule(database, () => this.withSandbox((s) => this.runOne(s, database, sql)))),
+    );
     const rows: Row[][] = [];
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome.status === 'rejected') throw statementProblem(index, outcome.reason);
       rows.push(outcome.value);
     }
     return rows;
+  }
+
+  /** Refuses statements that would wait beyond the bounds, or exceed the workspace's quota. */
+  private admit(database: string, statements: number): void {
+    const { scheduler, options } = this;
+    const ownWait = scheduler.waitingOf(database) + scheduler.runningOf(database) + statements - options.workspaceConcurrency;
+    if (ownWait > options.workspaceQueueMax) {
+      throw tooManyRequests(
+        `this workspace has ${scheduler.waitingOf(database)} statements waiting behind its ${scheduler.runningOf(database)} running; at most ${options.workspaceQueueMax} may wait`,
+        RETRY_AFTER_SECONDS,
+      );
+    }
+    const quotaWait = this.quota?.wait(database, performance.now()) ?? 0;
+    if (quotaWait > 0) {
+      throw tooManyRequests(
+        `this workspace used its ${options.workspaceSecondsPerMinute} s of statement time for this minute`,
+        Math.ceil(quotaWait / 1000),
+      );
+    }
+    if (scheduler.waitingWith(statements) > options.queueMax) {
+      throw unavailable(`too many queries are waiting (${scheduler.waiting}); try again shortly`, RETRY_AFTER_SECONDS);
+    }
   }
 
   /** Forgets every verdict: which databases exist may have changed. */
@@ -96,7 +133,7 @@ export class QueryRunner {
 
   /** Waits for running and queued statements, then closes the sandboxes. */
   async close(): Promise<void> {
-    await this.queue.onIdle();
+    await this.scheduler.idle();
     await Promise.all(this.idle.splice(0).map((s) => s.close()));
   }
 
@@ -109,7 +146,9 @@ export class QueryRunner {
         statement = await guardStatement(sandbox, database, sql);
         this.verdicts.set(database, sql, statement);
       }
-      const rows = parseResultRows(await sandbox.run(database, statement));
+      const ran = performance.now();
+      const text = await sandbox.run(database, statement).finally(() => this.quota?.charge(database, performance.now() - ran, performance.now()));
+      const rows = parseResultRows(text);
       this.log.debug('query', { database, rows: rows.length, ms: Math.round(seconds() * 1000) });
       this.options.onStatement?.('ok', seconds());
       return rows;
@@ -119,7 +158,7 @@ export class QueryRunner {
     }
   }
 
-  /** The queue runs at most `concurrency` tasks, so a sandbox is always free when one starts. */
+  /** The scheduler runs at most `concurrency` tasks, so a sandbox is always free when one starts. */
   private async withSandbox<T>(work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
     const sandbox = this.idle.pop()!;
     try {

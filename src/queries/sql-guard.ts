@@ -20,6 +20,15 @@ const GENERATORS = new Set(['numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'gener
  */
 const OUTSIDE_READERS = /^(?:file|dict[a-z]*|joinget(?:ornull)?|hascolumnintable|catboostevaluate|naivebayesclassifier|modelevaluate)$/;
 
+/**
+ * Functions that tell about the server rather than the workspace's data: its settings and files,
+ * its host, build, uptime, disks, accounts, and the introspection of its machine code. `version()`
+ * stays allowed: the engine's version is no secret (docs/sql.md names it) and users check
+ * features with it; `currentDatabase()` answers the workspace's own database.
+ */
+const SERVER_INTROSPECTION =
+  /^(?:getserversetting|getmergetreesetting|getmacro|hostname|fqdn|fullhostname|filesystem[a-z]*|buildid|uptime|serveruuid|displayname|getoskernelversion|getserverport|tcpport|revision|currentuser|user|currentprofiles|enabledprofiles|defaultprofiles|currentroles|enabledroles|defaultroles|zookeepersessionuptime|logtrace|addresstoline(?:withinlines)?|addresstosymbol|demangle|getclienthttpheader)$/;
+
 /** Where a statement without FROM reads its one row; the analyzer adds it, a user cannot name it. */
 const IMPLICIT_TABLE = 'system.one';
 
@@ -34,18 +43,11 @@ async function column(sandbox: Sandbox, database: string, sql: string, name: str
 
 /**
  * Step 1, the parser alone: one statement, in ClickHouse's canonical form (comments gone). The
- * text travels as a bound parameter, so nothing of it runs. The same round trip reads which
- * databases exist, for step 2.
+ * text travels as a bound parameter, so nothing of it runs.
  */
-async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<{ canonical: string; databases: Set<string> }> {
+async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<string> {
   try {
-    const text = await sandbox.inspect(
-      database,
-      'SELECT formatQuery({sql:String}) AS statement, (SELECT groupArray(name) FROM system.databases) AS databases',
-      { sql },
-    );
-    const row = JSON.parse(text) as { statement: string; databases: string[] };
-    return { canonical: row.statement, databases: new Set(row.databases) };
+    return (await column(sandbox, database, 'SELECT formatQuery({sql:String}) AS statement', 'statement', { sql }))[0]!;
   } catch (err) {
     if (err instanceof StorageQueryError && err.message.includes('Multi-statements are not allowed')) {
       throw new SqlRefusal('the string holds several statements; send each as its own entry of queries');
@@ -65,7 +67,7 @@ function describeKind(root: AstNode, canonical: string): string {
  * analyzer evaluates scalar subqueries while resolving, and an error it raised there (a failed
  * CAST of another workspace's value, say) would carry that value back in its message.
  */
-function checkSyntax(ast: AstNode[], canonical: string, database: string, databases: ReadonlySet<string>): void {
+function checkSyntax(ast: AstNode[], canonical: string, database: string): void {
   const root = ast[0];
   if (!root || ast.length > 1) throw new SqlRefusal('only a single SELECT statement may run');
   if (root.kind !== 'SelectWithUnionQuery') {
@@ -75,10 +77,11 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string, databa
     if (clause.kind === 'Identifier') throw new SqlUnsupported(`FORMAT ${clause.name} is not supported: results are always JSON rows`);
     throw new SqlRefusal('INTO OUTFILE is not allowed: it writes a file on the server');
   }
+  const known = namesDefined(ast, database);
   for (const node of walk(ast)) {
     // readonly refuses a SETTINGS clause of the outer query, but lets one in a subquery apply.
     if (node.kind === 'Set') throw new SqlRefusal('SETTINGS clauses are not allowed: the limits of a statement cannot be changed');
-    if (node.kind === 'TableIdentifier' || node.kind === 'Identifier') checkName(node, database, databases);
+    if (node.kind === 'TableIdentifier' || node.kind === 'Identifier') checkName(node, database, known);
     if (node.kind !== 'Function') continue;
     const fn = node.name.toLowerCase();
     if (node.parent?.kind === 'TableExpression') {
@@ -89,25 +92,41 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string, databa
       }
     } else if (OUTSIDE_READERS.test(fn)) {
       throw new SqlRefusal(`the function ${node.name} is not allowed: it reads outside this workspace's tables`);
+    } else if (SERVER_INTROSPECTION.test(fn)) {
+      throw new SqlRefusal(`the function ${node.name} is not allowed: it tells about the server, not about this workspace's data`);
     }
   }
 }
 
 /**
- * A table named with a database must be in the workspace's database. Any other dotted name
- * whose first part is an existing database is refused too, since ClickHouse may read it as a
- * table (`x IN other.events`); a table alias named like a database is refused with it.
+ * The names a statement defines, which a dotted name may start with: its tables (`events.userId`),
+ * its aliases of tables, subqueries, columns and ARRAY JOIN (`e.userId`, `t.a`), the parameters
+ * of its lambdas, and the workspace's database itself.
  */
-function checkName(node: AstNode, database: string, databases: ReadonlySet<string>): void {
-  const parts = node.name.split('.');
-  if (parts.length < 2) return;
-  const first = parts[0]!;
-  if (first === database) return;
-  if (node.kind === 'TableIdentifier' || databases.has(first)) {
-    throw new SqlRefusal(
-      `${node.name} is outside this workspace: statements may read only the tables of the workspace's own database (such as events)`,
-    );
+function namesDefined(ast: AstNode[], database: string): Set<string> {
+  const names = new Set([database]);
+  for (const node of walk(ast)) {
+    if (node.alias !== undefined) names.add(node.alias);
+    if (node.kind === 'TableIdentifier') names.add(node.name.split('.').pop()!);
+    if (node.kind === 'Function' && node.name === 'lambda') {
+      for (const param of walk(node.children[0]?.children[0]?.children ?? [])) if (param.kind === 'Identifier') names.add(param.name);
+    }
   }
+  return names;
+}
+
+/**
+ * A table named with a database must be in the workspace's database, and a dotted name must
+ * start with a name the statement defines (or that database). Anything else (`other.events`,
+ * `x IN other.events`, `other.event`) is refused with the same words whether or not a database
+ * of that name exists, so refusals tell nothing about other workspaces.
+ */
+function checkName(node: AstNode, database: string, known: ReadonlySet<string>): void {
+  const parts = node.name.split('.');
+  if (parts.length < 2 || known.has(node.name)) return;
+  const first = parts[0]!;
+  if (first === database || (node.kind === 'Identifier' && known.has(first))) return;
+  throw new SqlRefusal(`${node.name} is outside this workspace: statements may read only the tables of the workspace's own database (such as events)`);
 }
 
 /**
@@ -135,9 +154,9 @@ async function checkResolvedTables(sandbox: Sandbox, database: string, canonical
  * or resolve (400).
  */
 export async function guardStatement(sandbox: Sandbox, database: string, sql: string): Promise<string> {
-  const { canonical, databases } = await canonicalForm(sandbox, database, sql);
+  const canonical = await canonicalForm(sandbox, database, sql);
   const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${canonical}`, 'explain'));
-  checkSyntax(ast, canonical, database, databases);
+  checkSyntax(ast, canonical, database);
   await checkResolvedTables(sandbox, database, canonical);
   return canonical;
 }

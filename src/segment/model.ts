@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { IsoDateTime, JsonObject, literalUnion, MessageId, Text } from '../events/model';
+import { IsoDateTime, JsonObject, literalUnion, MessageId, Text, WriteKey } from '../events/model';
 
 /** The calls of Segment's tracking API, each stored under its own type. */
 export const SEGMENT_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
@@ -29,8 +29,6 @@ const callFields = {
   context: t.Optional(JsonObject),
   integrations: t.Optional(JsonObject),
 };
-
-const WriteKey = t.String({ error: 'must be a string', description: 'The public key, when no Authorization header is sent.' });
 
 /** An item of `/v1/batch`: its `type` says which call it is. */
 export const SegmentBatchItem = t.Object({ type: SegmentTypeSchema, ...callFields }, { additionalProperties: true, error: 'must be a call object' });

@@ -2,9 +2,10 @@ import { Elysia } from 'elysia';
 import { acceptEvent } from '../events/event-rows';
 import { IngestOverloadedError } from '../events/ingest-buffer';
 import type { EventRoutesDeps } from '../events/routes';
-import { decodeBody, RawBody } from '../http/json-body';
+import { bodyBytes, RawBody } from '../http/json-body';
 import { countRefusedEvents } from '../events/refused-events';
-import { principalOf, rememberPrincipal } from '../http/auth';
+import { principalOf } from '../http/auth';
+import { readCollectionRequest } from '../http/collection-auth';
 import { BODY_PROBLEMS, invalidInput, problems, RETRY_AFTER_SECONDS, tooManyRequests, type ProblemError } from '../http/problem';
 import {
   SEGMENT_MAX_BATCH_BYTES,
@@ -15,12 +16,14 @@ import {
   segmentBatchBody,
 } from './model';
 import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
-import { writeKeyPrincipal } from './write-key';
 
 export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics'>;
 
-/** Browsers' Segment clients send JSON as text/plain (no CORS preflight). */
-const TEXT_PLAIN = /^text\/plain\s*(?:;|$)/i;
+/** The short paths analytics.js (analytics-next) posts to, by call. */
+const SHORT_NAMES = { batch: 'b', track: 't', identify: 'i', page: 'p', screen: 's', group: 'g', alias: 'a' } as const;
+
+/** Every path of the Segment routes, the short ones included. */
+export const SEGMENT_PATHS = Object.entries(SHORT_NAMES).flatMap(([call, short]) => [`/v1/${call}`, `/v1/${short}`]);
 
 const ACCEPTED = '{"success":true}';
 
@@ -31,24 +34,21 @@ function asSegmentAnswer(err: unknown): unknown {
 
 /**
  * Before validation: shed at once under overload, then Segment's size limit (400, as Segment
- * answers), the JSON, and the write key, which may be in the body.
+ * answers), then the key (which may be in the body) and the JSON, whatever its Content-Type.
  */
 function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
-  return (ctx: { request: Request; headers: Record<string, string | undefined>; body: unknown }) => {
+  const readRequest = readCollectionRequest(deps.store, 'any');
+  return (ctx: { request: Request; body: unknown }) => {
     try {
       deps.buffer.admit();
     } catch (err) {
       throw asSegmentAnswer(err);
     }
-    let raw = ctx.body;
-    if (raw instanceof RawBody) {
-      const bytes = Buffer.byteLength(raw.text);
-      if (bytes > maxBytes) throw invalidInput(`the body is ${bytes} bytes; the limit of this route is ${maxBytes}`, [{ pointer: '', detail: 'too large' }]);
-      if (TEXT_PLAIN.test(raw.contentType)) raw = new RawBody('application/json', raw.text);
+    const bytes = bodyBytes(ctx.request);
+    if (ctx.body instanceof RawBody && bytes > maxBytes) {
+      throw invalidInput(`the body is ${bytes} bytes; the limit of this route is ${maxBytes}`, [{ pointer: '', detail: 'too large' }]);
     }
-    const body = decodeBody(raw);
-    rememberPrincipal(ctx.request, writeKeyPrincipal(deps.store, ctx.headers.authorization, body));
-    ctx.body = body;
+    readRequest(ctx);
   };
 }
 
@@ -57,7 +57,7 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
   const database = principalOf(request)!.workspace.databaseName;
   const errors: ProblemError[] = [];
   // No call is larger than the body that holds it: a small body needs no call measured.
-  const measureCalls = Number(request.headers.get('content-length') ?? Infinity) > SEGMENT_MAX_CALL_BYTES;
+  const measureCalls = bodyBytes(request) > SEGMENT_MAX_CALL_BYTES;
   const timed = calls.map((call, i) => {
     errors.push(...missingFields(call, pointerOf(i)));
     const bytes = measureCalls ? Buffer.byteLength(JSON.stringify(call)) : 0;
@@ -81,20 +81,21 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
 const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
 
 /**
- * Segment's tracking API (`/v1/batch`, `/v1/track`, ...), so Segment's and RudderStack's SDKs
- * send here unchanged: the calls are stored as events, with the same columns as `POST /events`.
+ * The batch call at `path`: `/v1/batch`, or another path serving as it (analytics.js's `/v1/b`,
+ * the tracker's collection path), left out of the OpenAPI document, which lists each route once.
  */
-export function segmentRoutes(deps: SegmentRoutesDeps) {
-  const app = new Elysia({ name: 'segment', normalize: false }).post(
-    '/v1/batch',
+export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
+  return new Elysia({ name: 'segment-batch', seed: path, normalize: false }).post(
+    path,
     ({ body, request }) =>
       ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: segmentBatchBody(deps.maxEventsPerRequest),
-      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
+      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 403, 429) },
       detail: {
+        ...(path === '/v1/batch' ? {} : { hide: true }),
         tags: ['Segment'],
         summary: 'Send a batch of Segment calls',
         description: `Segment's batch call: up to ${SEGMENT_MAX_BATCH_BYTES / 1024} KB, each call up to ${SEGMENT_MAX_CALL_BYTES / 1024} KB. The batch's context and integrations merge into each call. Stored atomically; 200 once committed.`,
@@ -102,14 +103,31 @@ export function segmentRoutes(deps: SegmentRoutesDeps) {
       },
     },
   );
+}
+
+/**
+ * Segment's tracking API (`/v1/batch`, `/v1/track`, ...), so Segment's and RudderStack's SDKs
+ * send here unchanged: the calls are stored as events, with the same columns as `POST /events`.
+ * analytics.js's short paths (`/v1/t`, ...) serve the same routes, hidden from the OpenAPI document.
+ */
+export function segmentRoutes(deps: SegmentRoutesDeps) {
+  const app = new Elysia({ name: 'segment', normalize: false }).use(segmentBatchRoute(deps, '/v1/batch')).use(segmentBatchRoute(deps, `/v1/${SHORT_NAMES.batch}`));
   for (const type of SEGMENT_TYPES) {
-    app.post(`/v1/${type}`, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
-      transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
-      afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
-      body: SegmentCall,
-      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 429) },
-      detail: { tags: ['Segment'], summary: `Send a Segment ${type} call`, description: `Stored as an event of type ${type}; 200 once committed.`, security: SECURITY },
-    });
+    for (const path of [`/v1/${type}`, `/v1/${SHORT_NAMES[type]}`]) {
+      app.post(path, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
+        transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
+        afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
+        body: SegmentCall,
+        response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 403, 429) },
+        detail: {
+          ...(path === `/v1/${type}` ? {} : { hide: true }),
+          tags: ['Segment'],
+          summary: `Send a Segment ${type} call`,
+          description: `Stored as an event of type ${type}; 200 once committed.`,
+          security: SECURITY,
+        },
+      });
+    }
   }
   return app;
 }

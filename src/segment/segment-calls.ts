@@ -1,5 +1,5 @@
 import type { EventInput } from '../events/model';
-import { parseIsoDateTime, toIsoString, type Micros } from '../events/timestamps';
+import { parseIsoDateTime, toIsoString, type Micros } from '../timestamps';
 import type { ProblemError } from '../http/problem';
 import type { SegmentBatchItem, SegmentType } from './model';
 
@@ -52,13 +52,17 @@ export function correctedTimestamp(message: SegmentMessage, batchSentAt: string 
 /** Whether a corrected time can be stored (DateTime64 covers 1900 to 2299). */
 export const storableTime = (t: Micros) => t >= MIN_TIME && t <= MAX_TIME;
 
+const objectOrUndefined = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
 const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /**
  * A call as the service stores it: the same columns as `POST /events`. Page and screen names
  * (and a page's category) and an alias's previousId go into `properties`; the batch's `context`
  * and `integrations` merge into the call's (the call's keys win), and `integrations`, which
- * has no column, is kept as `context.integrations`.
+ * has no column, is kept as `context.integrations`. An identify call without `traits` takes
+ * `context.traits`, where RudderStack's JavaScript SDK puts them, so SQL finds them in `traits`.
  */
 export function toEventInput(message: SegmentMessage, batch: BatchDefaults, timestamp: Micros): EventInput {
   const extra = defined({ name: message.name, category: message.category, previousId: message.previousId });
@@ -73,7 +77,7 @@ export function toEventInput(message: SegmentMessage, batch: BatchDefaults, time
     anonymousId: message.anonymousId,
     groupId: message.groupId,
     properties,
-    traits: message.traits,
+    traits: message.traits ?? (message.type === 'identify' ? objectOrUndefined(merged?.traits) : undefined),
     context: merged,
     timestamp: toIsoString(timestamp),
   }) as EventInput;

@@ -72,10 +72,14 @@ class SandboxSession {
   }
 }
 
-/** A session and the number of statements it has in flight, to pick the least busy reader. */
+/**
+ * A session, the statements given to it and not yet finished (to pick the least busy), and the
+ * end of its line: each runs once the one before it is done.
+ */
 interface Lease {
   readonly session: Session;
   busy: number;
+  tail: Promise<unknown>;
 }
 
 /**
@@ -94,7 +98,7 @@ export class EmbeddedStorage implements Storage {
     readSessions: number,
     writeSessions = 1,
   ) {
-    const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0 }));
+    const open = (n: number) => Array.from({ length: n }, () => ({ session: new Session(dataDir), busy: 0, tail: Promise.resolve() }));
     this.writers = open(writeSessions);
     this.readers = open(readSessions);
   }
@@ -105,11 +109,19 @@ export class EmbeddedStorage implements Storage {
     return pool.reduce((best, r) => (r.busy < best.busy ? r : best));
   }
 
+  /**
+   * Runs `work` on the least busy session of the lane, after the statements already given to
+   * that session. A session runs one statement at a time anyway, but a statement handed to chdb
+   * while its session is busy waits inside a thread of the runtime's small shared pool, where it
+   * holds up every other session's statements (ingestion included): so the waiting is done here.
+   */
   private async run<T>(lane: Lane, work: (s: Session) => Promise<T>): Promise<T> {
     const lease = this.lease(lane);
     lease.busy++;
+    const turn = lease.tail.then(() => work(lease.session));
+    lease.tail = turn.catch(() => {});
     try {
-      return await work(lease.session);
+      return await turn;
     } catch (err) {
       throw mapError(err);
     } finally {

@@ -1,13 +1,14 @@
 import type { Event } from '../events/model';
-import { nowMicros, toEngineDateTime, type Micros } from '../events/timestamps';
+import { nowMicros, toEngineDateTime, type Micros } from '../timestamps';
 import type { Logger } from '../log';
 import type { MonotonicClock } from '../monotonic-clock';
+import type { EgressPolicy } from '../net/egress-policy';
 import type { Storage } from '../storage/storage';
 import { compareCursors, matches, positionOf, readAfter, readByUuid } from './event-feed';
 import type { Delivery } from './model';
 import { deliveryId } from './payload';
 import { retryDelay, type AttemptOutcome } from './retry-policy';
-import { sendOnce } from './sender';
+import { sendOnce, TIMEOUT } from './sender';
 import type { Cursor, DeliveryRecord, WebhookRecord, WebhookRecords } from './webhook-records';
 
 export interface DeliverySettings {
@@ -32,6 +33,8 @@ export interface DeliveryDeps {
   records: WebhookRecords;
   versions: MonotonicClock;
   log: Logger;
+  /** Where deliveries may connect. */
+  egress: EgressPolicy;
   /** parsedAt of the oldest event this process is still inserting: the table is complete below it. */
   frontier(): Micros | undefined;
   /** Told of each attempt's verdict (for metrics); not of one abandoned because the actor stops. */
@@ -262,17 +265,21 @@ export class DeliveryActor {
     const { record, events } = delivery;
     record.attempts++;
     record.lastAttemptAt = Date.now();
+    let details = '';
     const outcome = await sendOnce(
       { url: this.target.webhook.url, secret: this.target.secret, flatten: this.target.webhook.flatten },
       record.id,
       events,
       this.settings.timeoutMs,
       this.abort.signal,
+      this.deps.egress,
+      (text) => (details = text),
     );
     record.lastStatusCode = outcome.statusCode;
     record.lastError = outcome.ok ? '' : outcome.error;
     if (!outcome.ok && !this.stopped) {
-      this.deps.log.warn('webhook delivery failed', { webhook: this.uuid, delivery: record.id, attempt: record.attempts, error: outcome.error });
+      // The operator's log may say more than the caller's deliveries list: which address, why.
+      this.deps.log.warn('webhook delivery failed', { webhook: this.uuid, delivery: record.id, attempt: record.attempts, error: outcome.error, details });
     }
     if (!this.stopped) this.deps.onAttempt?.(outcome.ok ? 'delivered' : this.givesUp(outcome, record.attempts - 1) ? 'failed' : 'retry');
     return outcome;
@@ -326,6 +333,16 @@ export class DeliveryActor {
   }
 }
 
+/**
+ * The error a caller may see: the short class recorded since the egress policy came, or, for a
+ * record written before (which kept the start of the receiver's answer), the class it amounts to.
+ */
+function errorClassOf(record: DeliveryRecord): string {
+  if (!record.lastError.startsWith('HTTP ') && !record.lastError.startsWith('request failed') && !record.lastError.startsWith('no answer')) return record.lastError;
+  if (record.lastStatusCode) return `status ${record.lastStatusCode}`;
+  return record.lastError.startsWith('no answer') ? TIMEOUT : 'connection failed';
+}
+
 /** A delivery record as the API shows it. */
 export function toDelivery(record: DeliveryRecord, holdsQueue: boolean): Delivery {
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -335,7 +352,7 @@ export function toDelivery(record: DeliveryRecord, holdsQueue: boolean): Deliver
     eventUuids: record.eventUuids,
     attempts: record.attempts,
     lastStatusCode: record.lastStatusCode || null,
-    lastError: record.lastError,
+    lastError: errorClassOf(record),
     firstAttemptAt: iso(record.firstAttemptAt),
     lastAttemptAt: iso(record.lastAttemptAt),
     nextAttemptAt: record.nextAttemptAt ? iso(record.nextAttemptAt) : null,

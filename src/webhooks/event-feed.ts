@@ -1,6 +1,6 @@
 import { EVENT_COLUMNS, rowToEvent } from '../events/event-rows';
 import type { Event } from '../events/model';
-import { parseIsoDateTime, toEngineDateTime } from '../events/timestamps';
+import { parseIsoDateTime, toEngineDateTime } from '../timestamps';
 import { identifier, type Params, type Storage } from '../storage/storage';
 import { WILDCARD, type Webhook } from './model';
 import type { Cursor } from './webhook-records';

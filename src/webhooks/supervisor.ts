@@ -1,10 +1,11 @@
 import { Actor } from '../actors/actor';
 import type { Event } from '../events/model';
-import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../events/timestamps';
+import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../timestamps';
 import { pageWindow } from '../http/pagination';
-import { conflict, notFound } from '../http/problem';
+import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
+import type { EgressPolicy } from '../net/egress-policy';
 import type { Storage } from '../storage/storage';
 import type { Workspace } from '../workspaces/model';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
@@ -24,6 +25,8 @@ export interface WebhookSupervisorOptions {
   /** How often webhooks are re-read, to see those made or deleted by other processes. */
   refreshMs: number;
   delivery: DeliverySettings;
+  /** Where deliveries may connect; also checks a webhook's URL when it is created. */
+  egress: EgressPolicy;
   /** Told of each delivery attempt's verdict (for metrics). */
   onDeliveryAttempt?: (verdict: AttemptVerdict) => void;
 }
@@ -109,7 +112,10 @@ export class WebhookSupervisor {
     return this.actors.get(uuid)?.buffered ?? 0;
   }
 
-  create(workspace: Workspace, input: WebhookInput): Promise<CreatedWebhook> {
+  async create(workspace: Workspace, input: WebhookInput): Promise<CreatedWebhook> {
+    // Before the mailbox: checking may wait on a name server.
+    const refused = await this.options.egress.refusal(new URL(input.url));
+    if (refused) throw invalidInput(`the webhook url is not allowed: ${refused}`, [{ pointer: '/url', detail: refused }]);
     return this.exclusive(async () => {
       if (this.list(workspace.workspaceId).length >= MAX_WEBHOOKS_PER_WORKSPACE) {
         throw conflict(`a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
@@ -170,7 +176,10 @@ export class WebhookSupervisor {
 
   /** Sends the webhook one synthetic event now, outside its queue (`POST /webhooks/{uuid}/test`). */
   sendTest(workspaceId: string, uuid: string): Promise<TestDelivery> {
-    return sendTestEvent(this.find(workspaceId, uuid), this.options.delivery.timeoutMs);
+    const record = this.find(workspaceId, uuid);
+    return sendTestEvent(record, this.options.delivery.timeoutMs, this.options.egress, (details) =>
+      this.log.info('webhook test event not delivered', { webhook: uuid, details }),
+    );
   }
 
   private find(workspaceId: string, uuid: string): WebhookRecord {
@@ -223,6 +232,7 @@ export class WebhookSupervisor {
       records: this.records,
       versions: this.versions,
       log: this.log,
+      egress: this.options.egress,
       frontier: this.options.frontier,
       onAttempt: this.options.onDeliveryAttempt,
     };

@@ -1,5 +1,6 @@
 import type { Event } from '../events/model';
-import { nowMicros, toIsoString } from '../events/timestamps';
+import type { EgressPolicy } from '../net/egress-policy';
+import { nowMicros, toIsoString } from '../timestamps';
 import { WILDCARD, type TestDelivery } from './model';
 import { sendOnce } from './sender';
 import type { WebhookRecord } from './webhook-records';
@@ -22,17 +23,15 @@ export function testEvent(record: WebhookRecord): Event {
 
 /**
  * One attempt, now, with the webhook's URL, secret and flattening, outside its queue: not
- * retried, not recorded. What the receiver answered is reduced to its status and a class of
- * failure, so the route cannot be used to read what an address serves.
+ * retried, not recorded. Like any delivery it goes through the egress policy, and its outcome
+ * says only the status or a class of failure (sender.ts), never what the receiver sent.
  */
-export async function sendTestEvent(record: WebhookRecord, timeoutMs: number): Promise<TestDelivery> {
+export async function sendTestEvent(record: WebhookRecord, timeoutMs: number, egress: EgressPolicy, log: (details: string) => void): Promise<TestDelivery> {
   const event = testEvent(record);
-  const started = performance.now();
   const target = { url: record.webhook.url, secret: record.secret, flatten: record.webhook.flatten };
-  const outcome = await sendOnce(target, `msg_test_${event.uuid}`, [event], timeoutMs, new AbortController().signal);
+  const started = performance.now();
+  const outcome = await sendOnce(target, `msg_test_${event.uuid}`, [event], timeoutMs, new AbortController().signal, egress, log);
   const ms = Math.round(performance.now() - started);
   if (outcome.ok) return { delivered: true, statusCode: outcome.statusCode, error: null, ms, event };
-  const error =
-    outcome.statusCode !== 0 ? `the receiver answered HTTP ${outcome.statusCode}` : outcome.error.startsWith('no answer') ? `no answer within ${timeoutMs} ms` : 'the request failed: no connection could be made';
-  return { delivered: false, statusCode: outcome.statusCode || null, error, ms, event };
+  return { delivered: false, statusCode: outcome.statusCode || null, error: outcome.error, ms, event };
 }

@@ -1,4 +1,4 @@
-import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../events/timestamps';
+import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../timestamps';
 import { identifier, jsonLines, type Row, type Storage } from '../storage/storage';
 import type { DeliveryStatus, Webhook } from './model';
 

@@ -1,9 +1,27 @@
+import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { normalizeOrigin, ORIGIN_RULE } from '../http/origins';
 import { Page, PageParams } from '../http/pagination';
 import { IDENTIFIER_PATTERN } from '../storage/storage';
 import { DATABASE_NAME_RULE } from './database-names';
 
 const Properties = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON object' });
+
+FormatRegistry.Set('allowed-origin', (value) => value === '*' || normalizeOrigin(value) !== undefined);
+
+/** Most origins one workspace may list. */
+export const MAX_ALLOWED_ORIGINS = 100;
+
+/** Any origin: the default, so that a new workspace's public key works from every page. */
+export const ANY_ORIGIN = ['*'];
+
+const AllowedOrigins = t.Array(t.String({ format: 'allowed-origin', error: `must be * or ${ORIGIN_RULE}` }), {
+  maxItems: MAX_ALLOWED_ORIGINS,
+  error: `must be an array of at most ${MAX_ALLOWED_ORIGINS} origins`,
+  description:
+    "Pages that may send with this workspace's public keys, by origin (`https://www.example.com`); `*` for any. A request whose `Origin` is not listed gets 403 and nothing is stored. Requests without `Origin` (servers, apps) are not affected.",
+  examples: [['https://www.example.com', 'https://app.example.com']],
+});
 
 export const Workspace = t.Object({
   workspaceId: t.String({ format: 'uuid' }),
@@ -12,6 +30,7 @@ export const Workspace = t.Object({
   databaseName: t.String(),
   createdAt: t.String({ format: 'date-time' }),
   properties: t.Optional(Properties),
+  allowedOrigins: AllowedOrigins,
 });
 export type Workspace = typeof Workspace.static;
 
@@ -22,8 +41,12 @@ export const WorkspaceInput = t.Object(
     databaseName: t.Optional(t.String({ pattern: IDENTIFIER_PATTERN, error: DATABASE_NAME_RULE, examples: ['ws_acme'] })),
     isDefault: t.Optional(t.Boolean({ error: 'must be true or false' })),
     properties: t.Optional(Properties),
+    allowedOrigins: t.Optional(AllowedOrigins),
   },
-  { additionalProperties: false, examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' } }] },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'] }],
+  },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;
 

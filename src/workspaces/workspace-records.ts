@@ -1,4 +1,4 @@
-import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../events/timestamps';
+import { engineToIso, parseIsoDateTime, toEngineDateTime } from '../timestamps';
 import { identifier, jsonLines, type Row, type Storage } from '../storage/storage';
 import type { KeyRecord } from './api-keys';
 import type { Workspace } from './model';
@@ -18,6 +18,7 @@ function toWorkspace(row: Row): Workspace {
     databaseName: String(row.databaseName),
     createdAt: engineToIso(String(row.createdAt)),
     ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
+    allowedOrigins: (row.allowedOrigins as unknown[]).map(String),
   };
 }
 
@@ -40,7 +41,7 @@ export class WorkspaceRecords {
 
   async workspaces(): Promise<WorkspaceVersion[]> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, name, databaseName, isDefault, properties, createdAt, version FROM ${this.meta}.workspaces FINAL`,
+      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, createdAt, version FROM ${this.meta}.workspaces FINAL`,
       {},
       'write',
     );
@@ -63,6 +64,7 @@ export class WorkspaceRecords {
         databaseName: w.databaseName,
         isDefault: w.isDefault,
         properties: w.properties ? JSON.stringify(w.properties) : '',
+        allowedOrigins: w.allowedOrigins,
         createdAt: engineTime(w.createdAt),
         version,
         isDeleted: deleted ? 1 : 0,

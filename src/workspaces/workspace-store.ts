@@ -1,5 +1,5 @@
 import { Actor } from '../actors/actor';
-import { toIsoString } from '../events/timestamps';
+import { toIsoString } from '../timestamps';
 import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
@@ -9,7 +9,8 @@ import { workspaceMigrations } from '../storage/migrations/workspace';
 import type { Storage } from '../storage/storage';
 import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
 import { databaseNameFor, withRandomSuffix } from './database-names';
-import type { CreatedWorkspace, Workspace, WorkspaceInput } from './model';
+import { normalizeOrigin } from '../http/origins';
+import { ANY_ORIGIN, type CreatedWorkspace, type Workspace, type WorkspaceInput } from './model';
 import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
 /** The caller behind a key. */
@@ -36,6 +37,9 @@ const MAILBOX_CAPACITY = 1000;
 const NAME_ATTEMPTS = 5;
 
 type Work = () => Promise<unknown>;
+
+/** Origins as browsers send them (validated already), each once: `https://Example.com:443/` is `https://example.com`. */
+const normalizeOrigins = (origins: readonly string[]) => [...new Set(origins.map((o) => (o === '*' ? o : normalizeOrigin(o)!)))];
 
 /**
  * The workspace store actor. It owns workspace and key metadata: stored in the metadata database
@@ -154,6 +158,7 @@ export class WorkspaceStore {
         databaseName,
         createdAt: toIsoString(BigInt(version)),
         ...(input.properties ? { properties: input.properties } : {}),
+        allowedOrigins: normalizeOrigins(input.allowedOrigins ?? ANY_ORIGIN),
       };
       const publicApiKey = generateKey('public');
       const privateApiKey = generateKey('private');
@@ -180,9 +185,10 @@ export class WorkspaceStore {
   }
 
   /**
-   * Replaces name, properties and isDefault. `databaseName` cannot change. The default workspace
-   * stays the default until another one is made the default, so `isDefault: false` on it is
-   * refused; an absent `isDefault` keeps the current value.
+   * Replaces name, properties, isDefault and allowedOrigins. `databaseName` cannot change. The
+   * default workspace stays the default until another one is made the default, so
+   * `isDefault: false` on it is refused. An absent `isDefault` or `allowedOrigins` keeps the
+   * current value (a client that knows nothing of allowedOrigins must not open a workspace up).
    */
   update(workspaceId: string, input: WorkspaceInput): Promise<Workspace> {
     return this.exclusive(async () => {
@@ -204,6 +210,7 @@ export class WorkspaceStore {
         name,
         isDefault: input.isDefault ?? current.isDefault,
         ...(input.properties ? { properties: input.properties } : {}),
+        allowedOrigins: input.allowedOrigins ? normalizeOrigins(input.allowedOrigins) : current.allowedOrigins,
       };
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
       await this.records.writeWorkspaces(written);
@@ -329,6 +336,7 @@ export class WorkspaceStore {
       isDefault: true,
       databaseName: this.options.defaultWorkspaceDatabase,
       createdAt: toIsoString(BigInt(version)),
+      allowedOrigins: ANY_ORIGIN,
     };
     await this.records.writeWorkspaces([{ workspace, version }]);
     this.remember([{ workspace, version }]);

@@ -17,6 +17,7 @@ test('GET /console: the page, revalidated on every load, with a CSP that allows 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache');
+    // The strict policy of every page (src/http/security-headers.ts), which the console keeps to.
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self';");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { parseIsoDateTime } from '../../src/events/timestamps';
+import { parseIsoDateTime } from '../../src/timestamps';
 import { MonotonicClock } from '../../src/monotonic-clock';
 import { acceptEvent, type AcceptedEvent } from '../../src/events/event-rows';
 import { IngestBuffer, IngestClosedError, IngestOutcomeUnknownError, IngestOverloadedError, IngestRefusedError } from '../../src/events/ingest-buffer';

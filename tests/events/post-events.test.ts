@@ -128,7 +128,7 @@ describe('POST /events refuses, storing nothing', () => {
   });
 
   test('a body that is not JSON: 415', async () => {
-    const res = await svc.request('POST', '/events', { key: svc.publicKey, body: 'type=page', headers: { 'content-type': 'text/plain' } });
+    const res = await svc.request('POST', '/events', { key: svc.publicKey, body: 'type=page', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(((await res.json()) as any).detail).toContain('application/json');

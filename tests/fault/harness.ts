@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OUTCOME_UNKNOWN_TYPE } from '../../src/http/problem';
+import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 import { freePort } from '../fixtures/webhook-receiver';
 import { afterRun } from '../helpers/after-run';
 import { PROJECT_ROOT } from '../helpers/project-root';
@@ -58,6 +59,10 @@ export async function startService(dir: string, env: Record<string, string> = {}
       LOG_LEVEL: 'warn',
       PUBLIC_API_KEYS: KEYS.public,
       PRIVATE_API_KEYS: KEYS.private,
+      // As `npm start` runs it: enough engine threads for every session (src/storage/engine-threads.ts).
+      UV_THREADPOOL_SIZE: String(ENGINE_THREADS),
+      // The scenarios' webhook receivers listen on loopback.
+      EGRESS_ALLOWLIST: '127.0.0.0/8',
       // Verification reads every stored tag back in one statement.
       QUERY_MAX_RESULT_ROWS: '10000000',
       QUERY_MAX_RESULT_BYTES: '1073741824',

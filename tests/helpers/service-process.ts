@@ -1,5 +1,6 @@
 import type { Subprocess } from 'bun';
 import { join } from 'node:path';
+import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 import { PROJECT_ROOT } from './project-root';
 
 export type Runtime = 'bun' | 'deno';
@@ -31,7 +32,8 @@ export interface ServiceProcess {
 export async function startServiceProcess(env: Record<string, string>, runtime: Runtime = TEST_RUNTIME, onLine?: (line: string) => void): Promise<ServiceProcess> {
   const proc = Bun.spawn(COMMANDS[runtime], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // UV_THREADPOOL_SIZE as `npm start` sets it (src/storage/engine-threads.ts).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',

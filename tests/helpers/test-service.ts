@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { buildConfig, readEnvFile, type Config } from '../../src/config';
 import { createLogger, silentLogger, type Logger } from '../../src/log';
+import type { HostResolver } from '../../src/net/host-resolver';
 import { startService, type Service } from '../../src/service';
 import type { Storage } from '../../src/storage/storage';
 import { denoDataDir, SERVED_BY_DENO, startDenoService } from './deno-service';
@@ -22,8 +23,10 @@ export interface TestService extends Service {
  * default-workspace databases and keys. Settings come from .env.defaults plus `overrides`; a
  * second service given the first one's `settings` shares its workspaces, as a restart would.
  * Under TEST_RUNTIME=deno the service is a Deno process over a directory of its own instead.
+ * Webhooks may reach loopback receivers (EGRESS_ALLOWLIST), which the tests run; a test of the
+ * egress policy itself overrides it. `resolver` replaces the system's for webhook host names.
  */
-export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage, log?: Logger): Promise<TestService> {
+export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage, log?: Logger, resolver?: HostResolver): Promise<TestService> {
   const publicKey = overrides.PUBLIC_API_KEYS ?? `pk_${uniqueName('test')}`;
   const privateKey = overrides.PRIVATE_API_KEYS ?? `sk_${uniqueName('test')}`;
   const settings = {
@@ -34,12 +37,13 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     DEFAULT_WORKSPACE_DATABASE: uniqueName('ws'),
     PUBLIC_API_KEYS: publicKey,
     PRIVATE_API_KEYS: privateKey,
+    EGRESS_ALLOWLIST: '127.0.0.0/8',
     ...overrides,
   };
   const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
   const logger = log ?? (process.env.TEST_LOG ? createLogger('debug') : silentLogger);
-  if (SERVED_BY_DENO && storage) throw new Error('a service given its storage runs in this process: this test cannot run under TEST_RUNTIME=deno');
-  const service = SERVED_BY_DENO ? await startDenoService(settings, logger) : await startService(config, logger, storage);
+  if (SERVED_BY_DENO && (storage || resolver)) throw new Error('a service given its storage or resolver runs in this process: this test cannot run under TEST_RUNTIME=deno');
+  const service = SERVED_BY_DENO ? await startDenoService(settings, logger) : await startService(config, logger, storage, resolver);
   const request: TestService['request'] = (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -74,6 +78,7 @@ export interface CreatedWorkspace {
   isDefault: boolean;
   createdAt: string;
   properties?: Record<string, unknown>;
+  allowedOrigins: string[];
   publicApiKey: string;
   privateApiKey: string;
 }

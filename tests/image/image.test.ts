@@ -112,6 +112,12 @@ describe('a container on a named volume', () => {
     expect(await podmanOk('exec', name(1), 'id', '-u')).toBe(String(SERVICE_UID));
   });
 
+  test('serves the tracker script', async () => {
+    const res = await fetch(`${url}/script.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('javascript');
+  });
+
   test('stores events and reads them back', async () => {
     await send(url, Array.from({ length: 100 }, (_, i) => ({ type: 'track', event: 'image_test', userId: `u${i % 5}` })));
     expect(await storedCount(url)).toBe(100);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { eventually } from '../helpers/eventually';
 import { parseExposition, sampleValue, type Family } from '../helpers/exposition';
-import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { uniqueName } from '../helpers/engine-dir';
+import { createWorkspace, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { createWebhook } from '../helpers/webhooks';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
@@ -93,6 +94,18 @@ describe('counters move', () => {
     await eventually('1 rejected call counted', async () => (await current('analytics_events_rejected_total', rejected)) === sampleValue(before, 'analytics_events_rejected_total', rejected) + 1);
   });
 
+  test('a page of an origin its workspace does not allow: counted as rejected (403) for that workspace', async () => {
+    const ws = await createWorkspace(svc, { name: uniqueName('metrics_origins'), allowedOrigins: ['https://shop.example'] });
+    const rejected = { workspace: ws.databaseName, status: '403' };
+    const res = await fetch(`${svc.url}/events`, {
+      method: 'POST',
+      headers: { origin: 'https://elsewhere.example', authorization: `Bearer ${ws.publicApiKey}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ events: [{ type: 'page' }, { type: 'page' }] }),
+    });
+    expect(res.status).toBe(403);
+    await eventually('2 rejected events counted', async () => (await current('analytics_events_rejected_total', rejected)) === 2);
+  });
+
   test('a request without a valid key is not charged to any workspace', async () => {
     const before = await scrape();
     expect((await svc.request('POST', '/events', { body: { events: [{ type: 'track' }] } })).status).toBe(401);
@@ -170,6 +183,9 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_ingest_flush_rows',
     'analytics_ingest_queue_events',
     'analytics_query_duration_seconds',
+    'analytics_rate_limited_total',
+    'analytics_request_bodies_shed_total',
+    'analytics_request_body_bytes_in_flight',
     'analytics_webhook_attempts_total',
     'analytics_webhook_retries_pending',
   ]);

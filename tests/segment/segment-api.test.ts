@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { parseIsoDateTime } from '../../src/events/timestamps';
+import { parseIsoDateTime } from '../../src/timestamps';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, listEvents, startTestService, type TestService } from '../helpers/test-service';
 
@@ -171,6 +171,17 @@ describe('Segment routes: what is stored', () => {
     const [plain, own] = await storedFor(userId);
     expect(plain!.context).toEqual({ ip: '198.51.100.1', library: { name: 'analytics-node' }, integrations: { All: true } });
     expect(own!.context).toEqual({ ip: '203.0.113.9', locale: 'fr', library: { name: 'analytics-node' }, integrations: { All: true, Mixpanel: false } });
+  });
+
+  test("an identify without traits takes context.traits (RudderStack's JS SDK sends them there); other calls do not", async () => {
+    const userId = uniqueName('u');
+    await call('/v1/identify', { userId, context: { traits: { plan: 'pro' } } });
+    await call('/v1/identify', { userId, traits: { plan: 'own' }, context: { traits: { plan: 'context' } } });
+    await call('/v1/track', { userId, event: 'x', context: { traits: { plan: 'pro' } } });
+    const [lifted, own, track] = await storedFor(userId);
+    expect(lifted!.traits).toEqual({ plan: 'pro' });
+    expect(own!.traits).toEqual({ plan: 'own' });
+    expect(track!.traits).toBeUndefined();
   });
 
   test('page and screen names go into properties; screen and alias keep their types; track, identify and group map as /events', async () => {

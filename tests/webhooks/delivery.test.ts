@@ -168,7 +168,7 @@ describe('retries', () => {
       eventUuids: [results[0]!.uuid],
       attempts: 1,
       lastStatusCode: 400,
-      lastError: 'HTTP 400: bad payload',
+      lastError: 'status 400',
       nextAttemptAt: null,
       holdsQueue: false,
     });

@@ -35,7 +35,7 @@ describe('POST /webhooks/{uuid}/test', () => {
   test("a failing receiver: its status and a class of failure, never what it sent", async () => {
     const hook = await createWebhook(svc, { url: `${receiver.url}/hook` });
     const answer = (await (await svc.request('POST', `/webhooks/${hook.uuid}/test`, { key: svc.privateKey })).json()) as any;
-    expect(answer).toMatchObject({ delivered: false, statusCode: 500, error: 'the receiver answered HTTP 500' });
+    expect(answer).toMatchObject({ delivered: false, statusCode: 500, error: 'status 500' });
     expect(JSON.stringify(answer)).not.toContain('secret internals');
     expect(answer.event).toMatchObject({ type: 'track', event: 'webhook.test' });
   });
@@ -45,7 +45,7 @@ describe('POST /webhooks/{uuid}/test', () => {
     try {
       const hook = await createWebhook(svc, { url: silent.url });
       const answer = (await (await svc.request('POST', `/webhooks/${hook.uuid}/test`, { key: svc.privateKey })).json()) as any;
-      expect(answer).toMatchObject({ delivered: false, statusCode: null, error: 'no answer within 500 ms' });
+      expect(answer).toMatchObject({ delivered: false, statusCode: null, error: 'timeout' });
     } finally {
       await silent.stop();
     }
@@ -54,7 +54,7 @@ describe('POST /webhooks/{uuid}/test', () => {
     await closed.stop();
     const hook = await createWebhook(svc, { url });
     const answer = (await (await svc.request('POST', `/webhooks/${hook.uuid}/test`, { key: svc.privateKey })).json()) as any;
-    expect(answer).toMatchObject({ delivered: false, statusCode: null, error: 'the request failed: no connection could be made' });
+    expect(answer).toMatchObject({ delivered: false, statusCode: null, error: 'connection refused' });
   });
 
   test("another workspace's webhook, or none: 404; a public key: 403", async () => {

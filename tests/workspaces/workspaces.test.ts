@@ -190,6 +190,7 @@ describe('PUT /workspaces/{id}', () => {
       databaseName: created.databaseName,
       createdAt: created.createdAt,
       properties: { c: 3 },
+      allowedOrigins: ['*'],
     });
     expect(await json(await admin('GET', `/workspaces/${created.workspaceId}`))).toEqual(updated);
     // Absent properties are removed: PUT replaces.

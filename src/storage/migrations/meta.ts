@@ -89,4 +89,13 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ReplacingMergeTree(version) ORDER BY (webhookUuid, deliveryId)`,
     ],
   },
+  {
+    version: 6,
+    name: 'workspaces_allowed_origins',
+    // The origins whose pages may send with a workspace's public keys; rows written before this
+    // migration read as any origin.
+    statements: ({ db, onCluster }) => [
+      `ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS allowedOrigins Array(String) DEFAULT ['*'] AFTER properties`,
+    ],
+  },
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { engineToIso, parseIsoDateTime, toEngineDateTime, toIsoString } from '../../src/events/timestamps';
+import { engineToIso, parseIsoDateTime, toEngineDateTime, toIsoString } from '../src/timestamps';
 
 describe('timestamps', () => {
   const cases: Array<[string, string, string]> = [

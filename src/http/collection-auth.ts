@@ -1,0 +1,65 @@
+import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
+import { authenticate, authorize, rememberPrincipal } from './auth';
+import { decodeBody, type JsonTypes } from './json-body';
+import { forbidden, unauthorized } from './problem';
+
+const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
+const BEARER = /^Bearer /i;
+
+/** The caller of an `Authorization` header: Bearer, or HTTP Basic with the write key, as Segment's clients send it. */
+function headerPrincipal(store: WorkspaceStore, authorization: string): Principal {
+  if (BEARER.test(authorization)) return authenticate(store, authorization, 'ingest');
+  const match = BASIC.exec(authorization);
+  if (!match) throw unauthorized('the Authorization header must be "Basic <base64 of writeKey:>" or "Bearer <key>"', 'invalid_request');
+  const credentials = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = credentials.indexOf(':');
+  // Segment's clients put the key in the user name; some put it in the password instead.
+  const key = colon < 0 ? credentials : credentials.slice(0, colon) || credentials.slice(colon + 1);
+  return authorize(store, key, 'ingest');
+}
+
+/**
+ * The caller of a `writeKey` in the body or, failing that, in the query string: for beacons and
+ * script tags, which cannot set headers. Only a public key: a private key there would end up in
+ * logs, histories and page sources.
+ */
+function writeKeyPrincipal(store: WorkspaceStore, body: unknown, url: string): Principal {
+  const inBody = body !== null && typeof body === 'object' ? (body as { writeKey?: unknown }).writeKey : undefined;
+  const key = typeof inBody === 'string' && inBody !== '' ? inBody : new URL(url).searchParams.get('writeKey');
+  if (!key) {
+    throw unauthorized(
+      'send the key in an Authorization header (Bearer, or Basic with the write key as user name), or a public key as "writeKey" in the body or the query string',
+      'invalid_request',
+    );
+  }
+  const principal = authorize(store, key, 'ingest');
+  if (principal.kind !== 'public') {
+    throw forbidden('only a public key may be sent as writeKey (body or query string); send private keys in the Authorization header');
+  }
+  return principal;
+}
+
+/** 403 when a browser page sends with a public key of a workspace that does not list its origin. */
+function checkOrigin(principal: Principal, origin: string | null): void {
+  if (origin === null || principal.kind !== 'public') return;
+  const allowed = principal.workspace.allowedOrigins;
+  if (!allowed.includes('*') && !allowed.includes(origin)) {
+    throw forbidden(`origin ${origin} is not in the allowedOrigins of this key's workspace`);
+  }
+}
+
+/**
+ * The `transform` step of a collection route: finds the caller however it sent its key (a key in
+ * a header is checked before the body is decoded), checks the page's origin against the
+ * workspace's allowedOrigins, and decodes the body as the route reads it.
+ */
+export function readCollectionRequest(store: WorkspaceStore, types: JsonTypes) {
+  return (ctx: { request: Request; body: unknown }) => {
+    const authorization = ctx.request.headers.get('authorization');
+    const fromHeader = authorization ? headerPrincipal(store, authorization) : undefined;
+    ctx.body = decodeBody(ctx.body, types);
+    // Remembered before the origin check, so that its refusal is counted for the workspace.
+    const principal = rememberPrincipal(ctx.request, fromHeader ?? writeKeyPrincipal(store, ctx.body, ctx.request.url));
+    checkOrigin(principal, ctx.request.headers.get('origin'));
+  };
+}
