@@ -54,6 +54,7 @@ interface PageFaults {
  */
 async function offlinePage(chromium: Chromium, origin: string): Promise<{ page: Page; faults: PageFaults }> {
   const { page } = await chromium.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
   const faults: PageFaults = { blocked: [], errors: [] };
   await page.setRequestInterception(true);
   page.on('request', (request) => {
