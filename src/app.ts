@@ -5,6 +5,10 @@ import { eventExportRoutes } from './events/export-routes';
 import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from './events/routes';
 import { queryExportRoutes } from './queries/export-routes';
+import { ConsoleAssets } from './console/assets';
+import { consoleRoutes } from './console/routes';
+import type { EventStreams } from './events/stream';
+import { eventStreamRoutes } from './events/stream-routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
 import type { RegulationRunner } from './regulations/regulation-runner';
 import { regulationRoutes } from './regulations/routes';
@@ -18,6 +22,7 @@ import { loadTrackerScript } from './tracker/tracker-script';
 import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSupervisor } from './webhooks/supervisor';
 import { workspaceRoutes } from './workspaces/routes';
+import { whoamiRoutes } from './workspaces/whoami-routes';
 import { cors } from './http/cors';
 import { errorMapper } from './http/error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
@@ -52,6 +57,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   rateLimitAuthFailuresPerAddress?: Rate;
   regulations: RegulationRunner;
   backups: BackupRunner;
+  streams: EventStreams;
 }
 
 /** Stops the start when a renamed tracker path would take over one of the service's routes. */
@@ -68,6 +74,7 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
  */
 export function createApp(deps: AppDeps) {
   const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
+  const assets = new ConsoleAssets();
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   const app = new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
@@ -89,17 +96,20 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
-    .use(openApi())
+    .use(openApi(assets))
     // Before the JSON body reader: it streams its body itself.
     .use(eventImportRoutes(deps))
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs, streamedPaths: new Set([IMPORT_PATH]) }))
     .use(statusRoutes(deps.storage.mode))
+    .use(consoleRoutes(assets))
+    .use(eventStreamRoutes(deps.store, deps.streams))
     .use(eventRoutes(deps))
     .use(eventExportRoutes(deps))
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(queryExportRoutes(deps))
     .use(workspaceRoutes(deps.store))
+    .use(whoamiRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))
     .use(regulationRoutes(deps.store, deps.regulations))
     .use(backupRoutes(deps.store, deps.backups))

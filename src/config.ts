@@ -187,6 +187,8 @@ const SPEC = {
   retentionDays: ['RETENTION_DAYS', int(0, 36_500)],
   importMaxBodyBytes: ['IMPORT_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024 * 1024)],
   backupDir: ['BACKUP_DIR', pathText],
+  streamMaxConnectionsPerKey: ['STREAM_MAX_CONNECTIONS_PER_KEY', int(1, 10_000)],
+  streamBufferBytes: ['STREAM_BUFFER_BYTES', int(4096, 256 * 1024 * 1024)],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import { IngestBuffer } from './events/ingest-buffer';
 import { RecentMessageIds } from './events/recent-message-ids';
 import { createApp } from './app';
+import { EventStreams } from './events/stream';
 import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { localUrl, serve } from './http/serve';
@@ -28,12 +29,15 @@ export interface Service {
   readonly buffer: IngestBuffer;
   readonly store: WorkspaceStore;
   readonly webhooks: WebhookSupervisor;
+  readonly streams: EventStreams;
   /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
   stop(): Promise<void>;
 }
 
 /** The transport's own hard cap sits above ours so that our 413 (problem+json) answers first. */
 const TRANSPORT_BODY_SLACK = 2;
+/** A live stream silent this long gets a keep-alive comment (below common proxies' 30-60 s idle limits). */
+const STREAM_HEARTBEAT_MS = 15_000;
 
 /**
  * Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port).
@@ -53,6 +57,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
+  const streams = new EventStreams({ maxConnectionsPerKey: config.streamMaxConnectionsPerKey, bufferBytes: config.streamBufferBytes, heartbeatMs: STREAM_HEARTBEAT_MS });
+  store.onDatabasesChanged(() => streams.retainWorkspaces((id) => store.find(id) !== undefined));
   // Sampled at scrape time only, once the buffer and the supervisor exist.
   const bodies = new ByteBudget(config.maxBodyBytesInFlight);
   const metrics = createServiceMetrics({
@@ -70,7 +76,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
       insertIntervalMs: config.ingestInsertIntervalMs,
       writers: config.ingestWriters,
       maxQueuedRows: config.ingestQueueMaxEvents,
-      onCommitted: (database, events) => webhooks.committed(database, events),
+      onCommitted: (database, events) => {
+        webhooks.committed(database, events);
+        streams.committed(database, events);
+      },
       messageIds,
       onFlush: metrics.ingestFlushed,
       suppresses: (database, event) => suppressions.suppresses(database, event),
@@ -134,6 +143,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   store.onDatabasesChanged(() => runner.databasesChanged());
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config) });
   const close = async () => {
+    streams.close();
     await regulations.stop();
     await buffer.close();
     await webhooks.stop();
@@ -143,7 +153,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let app: ReturnType<typeof createApp>;
   try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups });
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
     await close();
@@ -162,6 +172,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let stopping: Promise<void> | undefined;
   const stop = async () => {
     log.info('stopping: no new connections; finishing in-flight requests');
+    // Live streams never finish on their own: they end now, so that the wait below can.
+    streams.close();
     const drained = server.stop(false);
     const timedOut = await Promise.race([
       drained.then(() => false),
@@ -174,5 +186,5 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await close();
     log.info('stopped');
   };
-  return { url, port: server.port, storage, buffer, store, webhooks, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };
 }

@@ -128,3 +128,10 @@ export const ListEventsQuery = t.Object(
   { additionalProperties: true },
 );
 export type ListEventsQuery = typeof ListEventsQuery.static;
+
+/** `GET /events/stream` filters: equality, as in `GET /events`; a misspelt one is refused. */
+export const StreamEventsQuery = t.Object(
+  { type: t.Optional(StoredEventType), event: t.Optional(Text), userId: t.Optional(Text) },
+  { additionalProperties: false },
+);
+export type StreamEventsQuery = typeof StreamEventsQuery.static;

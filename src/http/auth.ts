@@ -17,7 +17,7 @@ const ALLOWED: Record<Scope, readonly KeyKind[]> = {
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 /** The key of an `Authorization: Bearer <key>` header; 401 when missing or malformed. */
-function bearerKey(authorization: string | undefined): string {
+export function bearerKey(authorization: string | undefined): string {
   if (!authorization) throw unauthorized('an Authorization: Bearer <key> header is required', 'invalid_request');
   const match = BEARER.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Bearer <key>"', 'invalid_request');

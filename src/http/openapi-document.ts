@@ -9,9 +9,14 @@ type Json = Record<string, any>;
 
 const PROBLEM_STATUS = /^[45]\d\d$/;
 
-/** Media type of an answer: problems are problem+json; the metrics text keeps its own. */
+/**
+ * Media type of an answer: problems are problem+json; a schema naming its `contentMediaType`
+ * (the event stream) gets that one; the metrics text keeps its own.
+ */
 function mediaType(status: string, content: Json): string {
   if (PROBLEM_STATUS.test(status)) return 'application/problem+json';
+  const declared = content['application/json']?.schema?.contentMediaType;
+  if (typeof declared === 'string') return declared;
   return content['application/json'] ? 'application/json' : Object.keys(content)[0]!;
 }
 

@@ -1,6 +1,6 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { STORED_EVENT_TYPES } from '../events/model';
+import { Event, STORED_EVENT_TYPES } from '../events/model';
 import { Page, PageParams } from '../http/pagination';
 
 /** Most entries in `eventTypes` or `eventNames`. */
@@ -91,3 +91,13 @@ export const ListDeliveriesQuery = t.Object(
 );
 
 export const ListWebhooksQuery = t.Object(PageParams, { additionalProperties: false });
+
+/** What `POST /webhooks/{uuid}/test` answers: how one attempt with a synthetic event went. */
+export const TestDelivery = t.Object({
+  delivered: t.Boolean({ description: 'true when the receiver answered 2xx' }),
+  statusCode: t.Union([t.Number(), t.Null()], { description: 'null when no HTTP answer came' }),
+  error: t.Union([t.String(), t.Null()], { description: 'The class of failure (a status, a timeout, no connection); never what the receiver sent' }),
+  ms: t.Number({ description: 'How long the attempt took' }),
+  event: Event,
+});
+export type TestDelivery = typeof TestDelivery.static;

@@ -3,7 +3,7 @@ import { auth } from '../http/auth';
 import { pageOf } from '../http/pagination';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
-import { CreatedWebhook, DeliveriesPage, type DeliveryStatus, ListDeliveriesQuery, ListWebhooksQuery, Webhook, WebhookInput, WebhooksPage, WebhookUuidParams } from './model';
+import { CreatedWebhook, DeliveriesPage, type DeliveryStatus, ListDeliveriesQuery, ListWebhooksQuery, TestDelivery, Webhook, WebhookInput, WebhooksPage, WebhookUuidParams } from './model';
 import type { WebhookSupervisor } from './supervisor';
 
 /** `/webhooks`: the caller's workspace's webhooks, with a private key. */
@@ -47,5 +47,16 @@ export function webhookRoutes(store: WorkspaceStore, webhooks: WebhookSupervisor
           description: 'Deliveries that needed more than one attempt: being retried, failed, or recovered; the one holding the queue first.',
         },
       },
-    );
+    )
+    .post('/webhooks/:uuid/test', ({ params, principal }) => webhooks.sendTest(principal.workspace.workspaceId, params.uuid), {
+      scope: 'private',
+      params: WebhookUuidParams,
+      response: { 200: TestDelivery, ...problems(400, 401, 403, 404) },
+      detail: {
+        tags: ['Webhooks'],
+        summary: 'Send a test event',
+        description:
+          'Sends one synthetic event (of a type and name the webhook takes, `properties.test: true`), signed like any delivery, in one attempt outside the queue: not stored, not retried, not listed in deliveries. Answers how the attempt went; 200 whether or not the receiver accepted it.',
+      },
+    });
 }

@@ -11,8 +11,9 @@ import type { Workspace } from '../workspaces/model';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { DeliveryActor, toDelivery, type AttemptVerdict, type DeliverySettings } from './delivery-actor';
 import { compareCursors } from './event-feed';
-import { WILDCARD, type CreatedWebhook, type Delivery, type DeliveryStatus, type Webhook, type WebhookInput } from './model';
+import { WILDCARD, type CreatedWebhook, type Delivery, type DeliveryStatus, type TestDelivery, type Webhook, type WebhookInput } from './model';
 import { generateSecret } from './payload';
+import { sendTestEvent } from './test-delivery';
 import { WebhookRecords, type Cursor, type WebhookRecord } from './webhook-records';
 
 export interface WebhookSupervisorOptions {
@@ -176,6 +177,14 @@ export class WebhookSupervisor {
     });
     const results: Delivery[] = [...(held && offset === 0 ? [held] : []), ...stored.records.map((r) => toDelivery(r, false))];
     return { results: results.slice(0, limit), limit, offset, total: stored.total + shift };
+  }
+
+  /** Sends the webhook one synthetic event now, outside its queue (`POST /webhooks/{uuid}/test`). */
+  sendTest(workspaceId: string, uuid: string): Promise<TestDelivery> {
+    const record = this.find(workspaceId, uuid);
+    return sendTestEvent(record, this.options.delivery.timeoutMs, this.options.egress, (details) =>
+      this.log.info('webhook test event not delivered', { webhook: uuid, details }),
+    );
   }
 
   private find(workspaceId: string, uuid: string): WebhookRecord {

@@ -71,3 +71,10 @@ export const WorkspacesPage = Page(Workspace);
 export const WorkspaceIdParams = t.Object({ workspaceId: t.String() });
 
 export const ListWorkspacesQuery = t.Object(PageParams, { additionalProperties: false });
+
+/** What `GET /whoami` answers: the kind of the key sent, and its workspace. */
+export const KeyIdentity = t.Object({
+  kind: t.Union([t.Literal('private'), t.Literal('admin')], { description: 'admin keys may also manage workspaces' }),
+  workspace: Workspace,
+});
+export type KeyIdentity = typeof KeyIdentity.static;

@@ -69,6 +69,9 @@ export async function startDenoService(settings: Record<string, string>, log: Lo
     get webhooks() {
       return inProcessOnly('webhooks');
     },
+    get streams() {
+      return inProcessOnly('streams');
+    },
     stop: () => (stopping ??= stop()),
   };
 }

@@ -17,6 +17,8 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/', '200', false],
   ['post', '/events', '201', true],
   ['get', '/events', '200', false],
+  ['get', '/events/stream', '200', false],
+  ['get', '/whoami', '200', false],
   ['post', '/queries', '200', true],
   ['get', '/workspaces', '200', false],
   ['post', '/workspaces', '200', true],
@@ -27,6 +29,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['post', '/webhooks', '200', true],
   ['delete', '/webhooks/{uuid}', '200', false],
   ['get', '/webhooks/{uuid}/deliveries', '200', false],
+  ['post', '/webhooks/{uuid}/test', '200', false],
   ['get', '/metrics', '200', false],
   ['post', '/regulations', '202', true],
   ['get', '/events/export', '200', false],
@@ -83,6 +86,7 @@ describe('the OpenAPI document', () => {
     const res = await svc.request('GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
-    expect(await res.text()).toContain('data-url="docs/json"');
+    // Scalar, built with the console and served locally (tests/console/serving.test.ts).
+    expect(await res.text()).toContain('/console/assets/scalar-standalone-');
   });
 });

@@ -1,0 +1,1 @@
+Scalar.createApiReference("#app",{url:"/docs/json",withDefaultFonts:!1,telemetry:!1,agent:{disabled:!0},mcp:{disabled:!0},showDeveloperTools:"never",hideClientButton:!1,persistAuth:!1,defaultOpenAllTags:!1,metaData:{title:"Event analytics · API reference"}});
