@@ -112,10 +112,15 @@ describe('a container on a named volume', () => {
     expect(await podmanOk('exec', name(1), 'id', '-u')).toBe(String(SERVICE_UID));
   });
 
-  test('serves the tracker script', async () => {
-    const res = await fetch(`${url}/script.js`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('javascript');
+  test('serves the tracker script, the console and the API reference', async () => {
+    const script = await fetch(`${url}/script.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    for (const page of ['/console', '/docs']) {
+      const res = await fetch(url + page);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+    }
   });
 
   test('stores events and reads them back', async () => {
