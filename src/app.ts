@@ -74,7 +74,7 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
  */
 export function createApp(deps: AppDeps) {
   const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
-  const assets = new ConsoleAssets();
+  const assets = ConsoleAssets.load();
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   const app = new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))

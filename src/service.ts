@@ -82,7 +82,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       },
       messageIds,
       onFlush: metrics.ingestFlushed,
-      suppresses: (database, event) => suppressions.suppresses(database, event),
+      suppressionCheck: (database) => suppressions.checkFor(database),
       onSuppressed: metrics.eventsSuppressed,
     },
     log,

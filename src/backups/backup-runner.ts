@@ -58,8 +58,9 @@ export class BackupRunner {
     if (!mine) throw notFound(`no backup ${id} made by this process`);
     const rows = await this.deps.storage.query(
       'SELECT status, error, num_files AS files, total_size AS bytes, start_time AS startedAt, end_time AS finishedAt FROM system.backups WHERE id = {id:String}',
+      // On a read session: the background one may be busy with an erasure for minutes.
       { id },
-      'background',
+      'read',
     );
     const row = rows[0];
     if (!row) throw notFound(`no backup ${id} made by this process`);

@@ -1,8 +1,5 @@
 import { t } from 'elysia';
 
-export const BACKUP_STATUSES = ['running', 'finished', 'failed'] as const;
-export type BackupStatus = (typeof BACKUP_STATUSES)[number];
-
 export const Backup = t.Object({
   id: t.String({ description: "The engine's id of the backup." }),
   path: t.String({ description: 'Where it is written: a directory, restored with npm run restore.' }),

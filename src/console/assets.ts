@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { memoryFile, memoryFileResponse, type MemoryFile } from '../http/memory-file';
 
 /** What console/build.ts wrote: committed, so the service needs no build step. */
 const DIST = fileURLToPath(new URL('./dist/', import.meta.url));
@@ -17,46 +17,40 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The pages name the current hashed files, so they are revalidated on every load. */
 const REVALIDATE = 'no-cache';
 
-interface Asset {
-  body: Buffer;
-  gzipped?: Buffer;
-  type: string;
-}
-
 /**
- * The built console and API reference page, read once at start and kept in memory (about 5 MB,
- * most of it Scalar); each file is gzipped the first time a client that accepts gzip asks for it.
+ * The built console and API reference page, read once per process and kept in memory (about
+ * 5 MB, most of it Scalar); each file is gzipped the first time a client that accepts gzip asks
+ * for it.
  */
 export class ConsoleAssets {
-  private readonly assets = new Map<string, Asset>();
-  private readonly pages: Record<'console' | 'docs', Asset>;
+  private readonly assets = new Map<string, MemoryFile>();
+  private readonly pages: Record<'console' | 'docs', MemoryFile>;
 
-  constructor(dir = DIST) {
-    for (const name of readdirSync(`${dir}/assets`)) {
-      this.assets.set(name, { body: readFileSync(`${dir}/assets/${name}`), type: CONTENT_TYPES[extname(name)] ?? 'application/octet-stream' });
+  private constructor() {
+    for (const name of readdirSync(`${DIST}/assets`)) {
+      this.assets.set(name, memoryFile(readFileSync(`${DIST}/assets/${name}`), CONTENT_TYPES[extname(name)] ?? 'application/octet-stream'));
     }
     this.pages = {
-      console: { body: readFileSync(`${dir}/index.html`), type: CONTENT_TYPES['.html']! },
-      docs: { body: readFileSync(`${dir}/docs.html`), type: CONTENT_TYPES['.html']! },
+      console: memoryFile(readFileSync(`${DIST}/index.html`), CONTENT_TYPES['.html']!),
+      docs: memoryFile(readFileSync(`${DIST}/docs.html`), CONTENT_TYPES['.html']!),
     };
+  }
+
+  private static loaded: ConsoleAssets | undefined;
+
+  /** The files, read on first use: every app of the process shares them. */
+  static load(): ConsoleAssets {
+    return (ConsoleAssets.loaded ??= new ConsoleAssets());
   }
 
   /** A hashed file, or undefined for a name the build did not make. */
   asset(name: string, acceptEncoding: string | null): Response | undefined {
     const asset = this.assets.get(name);
-    return asset && this.respond(asset, acceptEncoding, { 'cache-control': IMMUTABLE });
+    return asset && memoryFileResponse(asset, acceptEncoding, { 'cache-control': IMMUTABLE });
   }
 
   /** A page; its Content-Security-Policy and other security headers come from src/http/security-headers.ts. */
   page(which: 'console' | 'docs', acceptEncoding: string | null): Response {
-    return this.respond(this.pages[which], acceptEncoding, { 'cache-control': REVALIDATE });
-  }
-
-  private respond(asset: Asset, acceptEncoding: string | null, headers: Record<string, string>): Response {
-    const gzip = /\bgzip\b/.test(acceptEncoding ?? '');
-    if (gzip) asset.gzipped ??= gzipSync(asset.body);
-    return new Response(gzip ? asset.gzipped : asset.body, {
-      headers: { 'content-type': asset.type, vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}), ...headers },
-    });
+    return memoryFileResponse(this.pages[which], acceptEncoding, { 'cache-control': REVALIDATE });
   }
 }

@@ -3,7 +3,7 @@ import { notFound } from '../http/problem';
 import type { ConsoleAssets } from './assets';
 
 /** Where the console is served; `GET /` stays the health check. */
-export const CONSOLE_PATH = '/console';
+const CONSOLE_PATH = '/console';
 
 /**
  * The web console: one page (its views are addressed by the URL's fragment, `#/sql`) and its

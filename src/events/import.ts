@@ -8,7 +8,7 @@ import { IngestOverloadedError, type IngestBuffer } from './ingest-buffer';
 import { EventDTO } from './model';
 
 /** Lines validated and submitted together: large inserts, a bounded amount in memory. */
-export const IMPORT_BATCH_LINES = 10_000;
+const IMPORT_BATCH_LINES = 10_000;
 /** Batches submitted and not yet committed, at most: the next one is read and checked meanwhile. */
 const BATCHES_IN_FLIGHT = 2;
 /** Line errors listed in the summary, at most; `errorCount` counts them all. */

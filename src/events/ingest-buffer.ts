@@ -62,8 +62,8 @@ export interface IngestBufferOptions {
   messageIds: RecentMessageIds;
   /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
-  /** Whether an accepted event is of a suppressed subject: acknowledged with its request, never stored. */
-  suppresses?: (database: string, event: Event) => boolean;
+  /** The check of a database's suppressed subjects (none: undefined): their events are acknowledged, never stored. */
+  suppressionCheck?: (database: string) => ((event: Event) => boolean) | undefined;
   /** Told how many events of a submission were suppressed (for metrics). Must not throw. */
   onSuppressed?: (database: string, events: number) => void;
 }
@@ -210,9 +210,9 @@ export class IngestBuffer {
   }
 
   private withoutSuppressed(database: string, events: readonly AcceptedEvent[]): readonly AcceptedEvent[] {
-    const suppresses = this.options.suppresses;
-    if (!suppresses) return events;
-    const kept = events.filter((e) => !suppresses(database, e.event));
+    const suppressed = this.options.suppressionCheck?.(database);
+    if (!suppressed) return events;
+    const kept = events.filter((e) => !suppressed(e.event));
     if (kept.length < events.length) this.options.onSuppressed?.(database, events.length - kept.length);
     return kept;
   }
@@ -327,8 +327,12 @@ export class IngestBuffer {
       this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
       this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
       this.options.onFlush?.(rows.length, ms / 1000);
-      const fresh = new Set(claim.fresh);
-      for (const s of group) s.resolve(s.events.filter((e) => fresh.has(e)).length);
+      // Each submission learns how many of its events were stored; only repeats make that fewer.
+      if (rows.length === queued) for (const s of group) s.resolve(s.events.length);
+      else {
+        const fresh = new Set(claim.fresh);
+        for (const s of group) s.resolve(s.events.filter((e) => fresh.has(e)).length);
+      }
       if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
       this.release(queued);
     } catch (err) {

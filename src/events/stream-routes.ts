@@ -1,8 +1,7 @@
 import type { Server } from 'bun';
 import { Elysia, t } from 'elysia';
-import { auth, bearerKey } from '../http/auth';
+import { auth, keyHashOf } from '../http/auth';
 import { problems, tooManyRequests } from '../http/problem';
-import { hashKey } from '../workspaces/api-keys';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { StreamEventsQuery } from './model';
 import { StreamLimitError, type EventStreams } from './stream';
@@ -22,7 +21,7 @@ export function eventStreamRoutes(store: WorkspaceStore, streams: EventStreams) 
     '/events/stream',
     ({ query, principal, request, server }) => {
       // The key passed the scope check already; it is counted by its hash, never kept.
-      const keyHash = hashKey(bearerKey(request.headers.get('authorization') ?? undefined)).toString('hex');
+      const keyHash = keyHashOf(request);
       let body: ReadableStream<Uint8Array>;
       try {
         body = streams.open(keyHash, principal.workspace, query);

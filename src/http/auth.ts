@@ -27,9 +27,14 @@ export function bearerKey(authorization: string | undefined): string {
 /** Hex digits of a key's SHA-256 that name it in records (an audit list) without revealing it. */
 const KEY_ID_DIGITS = 12;
 
+/** The SHA-256 (hex) of the key an authenticated caller's request carries. */
+export function keyHashOf(request: Request): string {
+  return hashKey(bearerKey(request.headers.get('authorization') ?? undefined)).toString('hex');
+}
+
 /** Which key a request of an authenticated caller used, for records: a prefix of its hash, never the key. */
 export function keyIdOf(request: Request): string {
-  return hashKey(bearerKey(request.headers.get('authorization') ?? undefined)).toString('hex').slice(0, KEY_ID_DIGITS);
+  return keyHashOf(request).slice(0, KEY_ID_DIGITS);
 }
 
 /** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */

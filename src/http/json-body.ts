@@ -100,7 +100,7 @@ function nestedDeeperThan(text: string, max: number): boolean {
  * The body's bytes, but no more than `limit`: a body sent without Content-Length (chunked) is not
  * held in memory past it. The transport admits larger bodies for the streamed routes.
  */
-async function readAtMost(request: Request, limit: number): Promise<ArrayBuffer> {
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of request.body ?? []) {
@@ -108,12 +108,11 @@ async function readAtMost(request: Request, limit: number): Promise<ArrayBuffer>
     total += chunk.byteLength;
     if (total >= limit) break;
   }
-  const bytes = Buffer.concat(chunks);
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return Buffer.concat(chunks);
 }
 
 /** The body's bytes within `timeoutMs`; a body that trickles in (a slow client) gets 408. */
-async function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<ArrayBuffer> {
+async function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<Uint8Array> {
   const reading = readAtMost(request, maxBytes + 1);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -155,7 +154,7 @@ export function jsonBody(limits: BodyLimits) {
         throw invalidInput(`the body ended after ${bytes.byteLength} of the ${declared} bytes its Content-Length announced`, []);
       }
       const encoding = request.headers.get('content-encoding');
-      const decoded = isEncoded(encoding) ? await inflateBody(new Uint8Array(bytes), encoding, limits.maxBytes) : bytes;
+      const decoded = isEncoded(encoding) ? await inflateBody(bytes, encoding, limits.maxBytes) : bytes;
       decodedSizes.set(request, decoded.byteLength);
       let text: string;
       try {

@@ -3,7 +3,7 @@ import { auth } from '../http/auth';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import { EXPORT_ENCODINGS, ExportFormatSchema, releasing, streamedDownload, WorkspaceGate } from '../http/streamed-export';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
-import { MAX_STATEMENT_LENGTH } from './model';
+import { Statement } from './model';
 import type { QueryRunner } from './query-runner';
 
 /** Statement exports of one workspace streaming at once, at most: each holds an engine session. */
@@ -11,7 +11,7 @@ const EXPORTS_PER_WORKSPACE = 2;
 
 const QueryExportBody = t.Object(
   {
-    query: t.String({ maxLength: MAX_STATEMENT_LENGTH, error: `must be a SQL statement of at most ${MAX_STATEMENT_LENGTH} characters` }),
+    query: Statement,
     format: ExportFormatSchema,
   },
   { additionalProperties: false, examples: [{ query: 'SELECT userId, count() AS events FROM events GROUP BY userId', format: 'csv' }] },

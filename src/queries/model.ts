@@ -3,11 +3,14 @@ import { t } from 'elysia';
 /** Longest statement accepted, in characters; ClickHouse's own parser stops at 256 KiB. */
 export const MAX_STATEMENT_LENGTH = 100_000;
 
+/** One SQL statement, as POST /queries and POST /queries/export take it. */
+export const Statement = t.String({ maxLength: MAX_STATEMENT_LENGTH, error: `must be a SQL statement of at most ${MAX_STATEMENT_LENGTH} characters` });
+
 export function createQueriesBody(maxStatements: number) {
   return t.Object(
     {
       queries: t.Array(
-        t.String({ maxLength: MAX_STATEMENT_LENGTH, error: `must be a SQL statement of at most ${MAX_STATEMENT_LENGTH} characters` }),
+        Statement,
         {
           minItems: 1,
           maxItems: maxStatements,

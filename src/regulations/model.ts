@@ -12,8 +12,6 @@ export type RegulationType = (typeof REGULATION_TYPES)[number];
 /** The event columns a regulation names its subjects by. */
 export const SUBJECT_TYPES = ['userId', 'anonymousId'] as const;
 export type SubjectType = (typeof SUBJECT_TYPES)[number];
-export const REGULATION_STATUSES = ['pending', 'running', 'finished', 'failed'] as const;
-export type RegulationStatus = (typeof REGULATION_STATUSES)[number];
 
 export const RegulationInput = t.Object(
   {

@@ -19,11 +19,14 @@ export class SuppressionList {
     store.onDatabasesChanged(() => this.index());
   }
 
-  /** Whether `event`, bound for `database`, belongs to a suppressed subject. */
-  suppresses(database: string, event: Event): boolean {
+  /**
+   * Whether an event bound for `database` belongs to a suppressed subject; undefined when the
+   * workspace has none, so that the ingest path skips the check altogether.
+   */
+  checkFor(database: string): ((event: Event) => boolean) | undefined {
     const subjects = this.byDatabase.get(database);
-    if (!subjects) return false;
-    return (event.userId !== undefined && subjects.userId.has(event.userId)) || (event.anonymousId !== undefined && subjects.anonymousId.has(event.anonymousId));
+    if (!subjects) return undefined;
+    return (event) => (event.userId !== undefined && subjects.userId.has(event.userId)) || (event.anonymousId !== undefined && subjects.anonymousId.has(event.anonymousId));
   }
 
   /** Replaces everything with what the metadata database holds (at start, and on each refresh). */

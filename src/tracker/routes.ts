@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
+import { memoryFile, memoryFileResponse } from '../http/memory-file';
 import type { TrackerScript } from './tracker-script';
 
 /** Browsers revalidate within the hour (ETag, 304), so a new version reaches every site that soon. */
 const CACHE_CONTROL = 'public, max-age=3600';
-const ACCEPTS_GZIP = /\bgzip\b/i;
 
 /** Whether an If-None-Match header names `etag` (weak or strong, in a list, or `*`). */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
@@ -25,16 +25,13 @@ export function trackerRoutes(script: TrackerScript, scriptPath: string) {
     vary: 'Accept-Encoding',
     'access-control-allow-origin': '*',
     'cross-origin-resource-policy': 'cross-origin',
-    'x-content-type-options': 'nosniff',
   };
+  const file = memoryFile(script.body, 'text/javascript; charset=utf-8', script.gzipped);
   return new Elysia({ name: 'tracker' }).get(
     scriptPath,
     ({ request }) => {
       if (matches(request.headers.get('if-none-match'), script.etag)) return new Response(null, { status: 304, headers: common });
-      const gzip = ACCEPTS_GZIP.test(request.headers.get('accept-encoding') ?? '');
-      return new Response(gzip ? script.gzipped : script.body, {
-        headers: { ...common, 'content-type': 'text/javascript; charset=utf-8', ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
-      });
+      return memoryFileResponse(file, request.headers.get('accept-encoding'), common);
     },
     { detail: { hide: true } },
   );

@@ -12,7 +12,7 @@ export interface SendTarget {
 }
 
 /** The short error classes a delivery records: what the caller may see of a receiver. */
-export const BLOCKED_ADDRESS = 'blocked address';
+const BLOCKED_ADDRESS = 'blocked address';
 export const TIMEOUT = 'timeout';
 
 /** Network errors by code, in the few words a delivery records (node:net, node:tls and getaddrinfo codes). */

@@ -6,7 +6,7 @@ import { sendOnce } from './sender';
 import type { WebhookRecord } from './webhook-records';
 
 /** The event a test sends: of a type and name the webhook takes, marked as a test, never stored. */
-export function testEvent(record: WebhookRecord): Event {
+function testEvent(record: WebhookRecord): Event {
   const now = toIsoString(nowMicros());
   const type = record.webhook.eventTypes.find((t) => t !== WILDCARD) ?? 'track';
   const event = record.webhook.eventNames.find((n) => n !== WILDCARD) ?? 'webhook.test';

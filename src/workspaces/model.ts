@@ -10,7 +10,7 @@ const Properties = t.Record(t.String(), t.Unknown(), { error: 'must be a JSON ob
 FormatRegistry.Set('allowed-origin', (value) => value === '*' || normalizeOrigin(value) !== undefined);
 
 /** Most origins one workspace may list. */
-export const MAX_ALLOWED_ORIGINS = 100;
+const MAX_ALLOWED_ORIGINS = 100;
 
 /** Any origin: the default, so that a new workspace's public key works from every page. */
 export const ANY_ORIGIN = ['*'];
