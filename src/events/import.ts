@@ -125,6 +125,8 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
     inFlight.add(done);
     done.finally(() => inFlight.delete(done));
   };
+  // A batch larger than the ingest queue would never be taken: the import would wait forever.
+  const batchLines = Math.min(IMPORT_BATCH_LINES, deps.buffer.capacity);
   let batch: AcceptedEvent[] = [];
   let lastLine = 0;
   try {
@@ -142,7 +144,7 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
           continue;
         }
         batch.push(acceptEvent(read.event, deps.clock.next(), database));
-        if (batch.length < IMPORT_BATCH_LINES) continue;
+        if (batch.length < batchLines) continue;
         submit(batch);
         batch = [];
       }

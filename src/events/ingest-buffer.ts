@@ -154,6 +154,11 @@ export class IngestBuffer {
     this.writers = Array.from({ length: options.writers }, () => new Actor((batch: Batch) => this.write(batch), WRITER_MAILBOX));
   }
 
+  /** The most events one submission may hold: more never fit in the queue. */
+  get capacity(): number {
+    return this.options.maxQueuedRows;
+  }
+
   /** Rows accepted but not yet committed. */
   get depth(): number {
     return this.queuedRows;

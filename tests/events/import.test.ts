@@ -124,3 +124,19 @@ describe('POST /events/import', () => {
     expect(((await res.json()) as any).stored).toBe(60_000);
   });
 });
+
+test('an ingest queue smaller than an import batch still takes the whole import', async () => {
+  const small = await startTestService({ INGEST_QUEUE_MAX_EVENTS: '50' });
+  try {
+    const lines = Array.from({ length: 120 }, (_, i) => JSON.stringify({ type: 'track', event: 'small-queue', properties: { i } })).join('\n');
+    const res = await fetch(`${small.url}/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${small.privateKey}`, 'content-type': 'application/x-ndjson' },
+      body: lines,
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { stored: number }).stored).toBe(120);
+  } finally {
+    await small.stop();
+  }
+});
