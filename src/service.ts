@@ -17,7 +17,7 @@ import { engineSessions, engineThreads } from './storage/engine-threads';
 import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
-import { backupDirectory, openStorage } from './storage/open';
+import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
 import { WorkspaceStore } from './workspaces/workspace-store';
@@ -63,19 +63,28 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const bodies = new ByteBudget(config.maxBodyBytesInFlight);
   const metrics = createServiceMetrics({
     ingestQueueDepth: () => buffer.depth,
+    ingestLogBytes: () => buffer.logBytes,
+    ingestLagSeconds: () => buffer.lagSeconds,
     webhookRetriesPending: () => webhooks.retriesPending(),
     bodyBytesInFlight: () => bodies.inUse,
   });
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
-  const buffer = new IngestBuffer(
+  const buffer = await IngestBuffer.open(
     storage,
     {
+      logDir: ingestLogDirectory(config),
+      fsync: config.ingestFsync,
+      segmentBytes: config.ingestLogSegmentBytes,
       flushRows: config.ingestFlushRows,
-      insertIntervalMs: config.ingestInsertIntervalMs,
-      writers: config.ingestWriters,
-      maxQueuedRows: config.ingestQueueMaxEvents,
+      loadMaxAgeMs: config.ingestLoadMaxAgeMs,
+      maxLogBytes: config.ingestLogMaxBytes,
+      maxLagMs: config.ingestLoadMaxLagMs,
+      memoryEvents: config.ingestQueueMaxEvents,
+      readWaitMs: config.ingestReadWaitMs,
+      // Several processes may share a ClickHouse server: a read through another one must see the events.
+      ack: config.ingestAck === 'auto' ? (storage.mode === 'server' ? 'loaded' : 'log') : config.ingestAck,
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);
@@ -116,12 +125,18 @@ export async function startService(config: Config, log: Logger, storage: Storage
     suppressions,
     metaDatabase: config.metaDatabase,
     onCluster: migrations.onCluster,
-    ingestSettled: () => buffer.whenSettled(),
+    ingestSettled: () => buffer.loaded(),
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     refreshMs: config.workspaceRefreshMs,
     log,
   });
   await regulations.start();
+  // A deleted workspace's events still in the log are loaded before its database is dropped, or
+  // they would land in a new workspace given the same database name.
+  store.onRemove((workspace) => buffer.loaded(workspace.databaseName));
+  // What a crash left in the ingest log is loaded before anything is served: reads and messageId
+  // de-duplication then find it in the engine.
+  await buffer.drain();
   const runner = new QueryRunner(
     storage,
     {
@@ -141,7 +156,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config) });
+  const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();
     await regulations.stop();
@@ -153,7 +168,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let app: ReturnType<typeof createApp>;
   try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams });
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database) });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
     await close();

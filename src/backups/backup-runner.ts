@@ -11,6 +11,8 @@ export interface BackupRunnerDeps {
   metaDatabase: string;
   /** Where the embedded engine writes backups (its `backups.allowed_path`). */
   backupDir: string;
+  /** Resolves once every event acknowledged before the call is in the engine (the ingest log's load). */
+  ingested(): Promise<void>;
 }
 
 /** The engine's words for a backup's state, in ours. */
@@ -22,7 +24,7 @@ const backupName = () => `backup-${toIsoString(nowMicros()).replace(/[:.]/g, '-'
 /**
  * Backups of the embedded engine with its own `BACKUP ... TO File(...)`, made while the service
  * runs: the engine takes each table's parts as they are when it gets to the table (so every event
- * committed before the backup began is in it) and copies them in the background (ASYNC), while
+ * acknowledged before the backup began is in it, once the ingest log has loaded it) and copies them in the background (ASYNC), while
  * ingestion and reads go on. The backup holds the metadata database (workspaces, key hashes,
  * webhooks, regulations, suppressions) and every workspace database, in one statement.
  * Its status is the engine's (`system.backups`), kept by the process that made it.
@@ -39,6 +41,7 @@ export class BackupRunner {
         "this service stores its data on a ClickHouse server: back it up there, with the server's BACKUP DATABASE ... TO Disk(...) or S3(...) (see docs/operations.md#backups)",
       );
     }
+    await this.deps.ingested();
     const databases = [this.deps.metaDatabase, ...this.deps.store.list().map((w) => w.databaseName)];
     const path = join(this.deps.backupDir, backupName());
     // The path is ours (the configured directory has no quotes; config.ts checks it) and the

@@ -5,17 +5,19 @@ import { releasing, streamedDownload, WorkspaceGate } from '../http/streamed-exp
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { exportEvents, ExportEventsQuery } from './export';
+import type { IngestBuffer } from './ingest-buffer';
 
 /** Exports of one workspace streaming at once, at most: each holds an engine session. */
 const EXPORTS_PER_WORKSPACE = 2;
 
 /** `GET /events/export`: a workspace's events as one streamed file. */
-export function eventExportRoutes(deps: { storage: Storage; store: WorkspaceStore }) {
+export function eventExportRoutes(deps: { storage: Storage; store: WorkspaceStore; buffer: IngestBuffer }) {
   const gate = new WorkspaceGate(EXPORTS_PER_WORKSPACE, 'exports');
   return new Elysia({ name: 'event-export', normalize: false }).use(auth(deps.store)).get(
     '/events/export',
-    ({ query, principal }) => {
+    async ({ query, principal }) => {
       const database = principal.workspace.databaseName;
+      await deps.buffer.loaded(database);
       const chunks = exportEvents(deps.storage, database, query);
       return streamedDownload(releasing(chunks, gate.enter(database)), query.format, `events-${database}`);
     },

@@ -1,32 +1,18 @@
-import { Actor } from '../actors/actor';
 import type { Logger } from '../log';
-import { StorageOutcomeUnknownError, StorageQueryError, StorageUnavailableError, type Storage } from '../storage/storage';
+import { RETRY_AFTER_SECONDS, unavailable, type AnswersAsProblem } from '../http/problem';
+import { StorageQueryError, identifier, type Storage } from '../storage/storage';
+import { LogWriteError, WriteAheadLog, type LogPosition } from '../storage/wal/write-ahead-log';
+import { parseIsoDateTime, toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
+import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
+import { decodeEventsRecord, encodeEventsRecord } from './log-records';
 import type { Event } from './model';
-import type { Claim, RecentMessageIds } from './recent-message-ids';
-import { parseIsoDateTime, type Micros } from '../timestamps';
-import { invalidInput, OUTCOME_UNKNOWN_TYPE, RETRY_AFTER_SECONDS, unavailable, type AnswersAsProblem } from '../http/problem';
+import type { RecentMessageIds } from './recent-message-ids';
 
-/** The buffer holds as many events as it may; the client should retry later (503 + Retry-After). */
+/** The service takes no more events for now (the log is full or the engine behind); retry later (503 + Retry-After). */
 export class IngestOverloadedError extends Error implements AnswersAsProblem {
   override readonly name = 'IngestOverloadedError';
   toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS);
-}
-
-/**
- * Storage did not confirm an insert (timed out, connection lost): its events may be stored or
- * not. The buffer repeats the insert (deduplicated) until it knows, but the requests in it have
- * been answered by then.
- */
-export class IngestOutcomeUnknownError extends StorageUnavailableError implements AnswersAsProblem {
-  override readonly name = 'IngestOutcomeUnknownError';
-  toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS, OUTCOME_UNKNOWN_TYPE);
-}
-
-/** The engine refused a request's events, which validation let through (400: they will never be stored). */
-export class IngestRefusedError extends Error implements AnswersAsProblem {
-  override readonly name = 'IngestRefusedError';
-  toProblem = () => invalidInput(this.message, []);
 }
 
 /** The buffer is closing for shutdown and accepts nothing new. */
@@ -35,32 +21,40 @@ export class IngestClosedError extends Error implements AnswersAsProblem {
   toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS);
 }
 
+/** A read waited too long for the events acknowledged before it to be loaded (storage is away). */
+export class ReadWaitError extends Error implements AnswersAsProblem {
+  override readonly name = 'ReadWaitError';
+  toProblem = () => unavailable(this.message, RETRY_AFTER_SECONDS);
+}
+
 export interface IngestBufferOptions {
-  /** Hand a batch to the writer once this many rows wait, even while an insert is running. */
+  /** The ingest log's directory, whether each group of appends is fdatasynced, and its segment size. */
+  logDir: string;
+  fsync: boolean;
+  segmentBytes: number;
+  /** Rows per load insert, at most (a request's rows are never split). */
   flushRows: number;
+  /** An acknowledged event waits at most this long in the log before its load begins. */
+  loadMaxAgeMs: number;
+  /** Past this many bytes in the log, collection is refused (503) until the loader catches up. */
+  maxLogBytes: number;
+  /** Past this age of the oldest event not loaded, collection is refused (503). */
+  maxLagMs: number;
+  /** Events kept in memory for the loader; beyond, they are read back from the log when loaded. */
+  memoryEvents: number;
+  /** How long a read waits for earlier events to be loaded before it answers 503. */
+  readWaitMs: number;
   /**
-   * The shortest time between the starts of two inserts. Each insert has a large fixed cost
-   * (a new part, and the merges it causes), so under load rows wait up to this long to join a
-   * bigger insert; a request after a quiet spell is inserted at once.
+   * When a request is answered: `log`, once its events are on disk in the log; `loaded`, once they
+   * are in the engine too, so that reads through other processes see them (if storage does not
+   * take them within `readWaitMs`, it is answered anyway: they are safe in the log).
    */
-  insertIntervalMs: number;
-  /** Inserts in flight at once, each on a session of its own. */
-  writers: number;
-  /**
-   * Rows waiting or being inserted, at most. A submission that does not fit is refused, and so
-   * is every later one until the queue has drained to half: refusing is then cheap (before the
-   * body is decoded) and the queue does not hover at full, refusing most requests after work.
-   */
-  maxQueuedRows: number;
-  /**
-   * Told of each committed insert, with its events in acceptance order, right after the promises
-   * of the requests that sent them are resolved. Must not throw, and must be quick: it runs on
-   * the ingest path.
-   */
+  ack: 'log' | 'loaded';
+  /** Told of each loaded insert, with its events in log order. Must not throw, and must be quick. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
-  /** Recognises repeated messageIds: a repeat is acknowledged with its request, not inserted again. */
+  /** Recognises repeated messageIds: a repeat is acknowledged with its request, not logged again. */
   messageIds: RecentMessageIds;
-  /** Told of each committed insert: its rows and how long it took. Must not throw (for metrics). */
+  /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
   /** The check of a database's suppressed subjects (none: undefined): their events are acknowledged, never stored. */
   suppressionCheck?: (database: string) => ((event: Event) => boolean) | undefined;
@@ -68,150 +62,197 @@ export interface IngestBufferOptions {
   onSuppressed?: (database: string, events: number) => void;
 }
 
-interface Submission {
-  database: string;
-  events: readonly AcceptedEvent[];
-  /** With how many of its events were stored: the others repeated a stored messageId. */
-  resolve(stored: number): void;
-  reject(err: unknown): void;
-}
-
-/** Submissions handed to a writer together, numbered in acceptance order. */
-interface Batch {
+/** One request's events in the log, from its append until it is loaded. */
+interface Entry {
+  /** Place in log order. */
   seq: number;
-  submissions: Submission[];
+  /** Its submission, for the frontier. */
+  submission: number;
+  database: string;
   rows: number;
-  /** parsedAt of its first event: the oldest in the batch. */
-  oldest: Micros;
-  /** When its writer began inserting it. */
-  startedAt?: number;
-  /** Its writer is done with it (it may still wait for inserts of unknown outcome to be settled). */
-  written?: boolean;
-  /** Inserts of unknown outcome being repeated until they are known. */
-  repeating: Array<Promise<void>>;
-  /** What committed, per database, to be announced once every older batch has settled. */
-  committed: Array<{ database: string; events: Event[] }>;
+  /** Held for the loader; undefined once spilled (read back from the log when loaded). */
+  events: readonly AcceptedEvent[] | undefined;
+  state: 'appending' | 'logged' | 'failed';
+  position?: LogPosition;
+  /** When it was logged (ms, Date.now()). */
+  loggedAt: number;
+  /**
+   * Records its messageIds as stored, once it is loaded: until then a repeat waits rather than
+   * being looked up in the table, which does not hold the events yet.
+   */
+  settleIds?: (stored: boolean) => void;
 }
 
-/** Batches queued for a writer besides the one it is inserting: one, so the next is ready. */
-const WRITER_MAILBOX = 1;
-/**
- * A second insert runs beside one in flight only for at most this many rows. Small inserts
- * mostly wait on the engine, so overlapping them helps; large ones are CPU-bound, so they run
- * one after another.
- */
-const OVERLAP_MAX_ROWS = 500;
-/** Weight of the latest insert in the running average of insert times. */
-const INSERT_TIME_WEIGHT = 0.2;
-/** Waits before repeating an insert of unknown outcome: doubling from the first to the most. */
-const REPEAT_FIRST_MS = 250;
-const REPEAT_MAX_MS = 10_000;
-/** Characters of the engine's message quoted to a client whose events it refused. */
-const MAX_REFUSAL_LENGTH = 500;
+interface Waiter {
+  target: number;
+  resolve(): void;
+}
+
+/** A replayed record already in the engine is found by one uuid: an insert is all or nothing. */
+const REPLAY_CHECK_CHUNK = 10_000;
 
 /**
- * Group commit for `POST /events`. Requests submit their rows and wait; submissions are gathered
- * into batches (one insert per database each) and handed to `writers` writer actors, each
- * running one insert at a time on a session of its own. A small insert mostly waits on the
- * engine, so small ones overlap (more single-event requests per second); large ones are
- * CPU-bound and run one after another. A batch is handed over when
- * `flushRows` rows wait, or when a writer is idle and the last batch started at least
- * `insertIntervalMs` ago: at once for a lone request after a quiet spell, in bigger and fewer
- * inserts under load. Each submission resolves only after the insert holding its rows has
- * committed; a request's rows are never split across inserts.
+ * The ingest path: a request's events are appended to a write-ahead log on local disk (one
+ * write, and with `fsync` one fdatasync, for every request waiting at that moment), and the
+ * request is answered as soon as its group is on disk. A loader inserts what the log holds into
+ * the engine in large batches (when `flushRows` rows wait, when the oldest has waited
+ * `loadMaxAgeMs`, or at once when a read asks), then marks them loaded so the log can drop them.
  *
- * Batches may commit out of order, so commits are announced in acceptance order (a batch that
- * finishes early waits for the older ones to settle), and `frontier()` tells readers of the
- * table how far it is complete.
+ * Read-your-writes: `loaded(database)` resolves once every event of the database acknowledged
+ * before the call is in the engine, loading at once if need be. Reads call it first.
  */
 export class IngestBuffer {
-  private pending: Submission[] = [];
-  private pendingRows = 0;
-  private queuedRows = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private lastHandOver = -Infinity;
-  private closing = false;
-  private shedding = false;
+  private readonly queue: Entry[] = [];
+  private head = 0;
   private nextSeq = 0;
-  private nextAnnounced = 0;
-  /** Running average of how long an insert takes, in ms. */
-  private insertMs = 0;
-  /** Handed over, not settled; a Map keeps them in acceptance order. */
-  private readonly inFlight = new Map<number, Batch>();
-  /** Settled, waiting for an older batch before they are announced. */
-  private readonly settled = new Map<number, Batch>();
-  private readonly writers: Actor<Batch>[];
-  /** Resolved by close(): wakes repeats of unknown inserts from their waits. */
-  private readonly closed = Promise.withResolvers<void>();
-  /** Submissions not yet committed or failed, for `whenSettled()`. */
-  private readonly open = new Set<Promise<number>>();
+  /** seq of the last entry loaded (or dropped): every entry up to it is done. */
+  private loadedSeq = -1;
+  private readonly lastSeqOf = new Map<string, number>();
+  /** Submissions accepted and not yet loaded or failed, by number: oldest parsedAt first. */
+  private readonly unsettled = new Map<number, Micros>();
+  private nextSubmission = 0;
+  private unloadedRows = 0;
+  private memoryRows = 0;
+  private waiters: Waiter[] = [];
+  private loading = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closing = false;
+  private abandoned = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly loader: EventLoader;
 
-  constructor(
+  private constructor(
     private readonly storage: Storage,
+    private readonly wal: WriteAheadLog,
     private readonly options: IngestBufferOptions,
     private readonly log: Logger,
   ) {
-    this.writers = Array.from({ length: options.writers }, () => new Actor((batch: Batch) => this.write(batch), WRITER_MAILBOX));
-  }
-
-  /** The most events one submission may hold: more never fit in the queue. */
-  get capacity(): number {
-    return this.options.maxQueuedRows;
-  }
-
-  /** Rows accepted but not yet committed. */
-  get depth(): number {
-    return this.queuedRows;
+    this.loader = new EventLoader(storage, { onCommitted: options.onCommitted, onFlush: options.onFlush, refusedDir: options.logDir }, log);
   }
 
   /**
-   * The parsedAt of the oldest event handed to a writer and not yet committed or failed, if any:
-   * events accepted before it are all settled, so the table is complete below it. (Events not
-   * yet handed over are newer than every batch that has been.)
+   * Opens the log and queues for loading what it holds beyond the last load (what a crash left),
+   * but for the requests the engine already holds. `drain()` then waits for them.
+   */
+  static async open(storage: Storage, options: IngestBufferOptions, log: Logger): Promise<IngestBuffer> {
+    const { wal, recovered } = WriteAheadLog.open({ dir: options.logDir, fsync: options.fsync, segmentBytes: options.segmentBytes, log });
+    const buffer = new IngestBuffer(storage, wal, options, log);
+    if (recovered.length > 0) await buffer.replay(recovered.map((r) => ({ ...decodeEventsRecord(r.payload), position: r.position })));
+    return buffer;
+  }
+
+  /** The most events one submission may hold. */
+  get capacity(): number {
+    return this.options.memoryEvents;
+  }
+
+  /** Events acknowledged (or being logged) and not yet loaded. */
+  get depth(): number {
+    return this.unloadedRows;
+  }
+
+  /** Bytes in the ingest log's segments. */
+  get logBytes(): number {
+    return this.wal.bytes;
+  }
+
+  /** Seconds the oldest event not yet loaded has waited (0 when none waits). */
+  get lagSeconds(): number {
+    const oldest = this.queue[this.head];
+    return oldest && oldest.state === 'logged' ? Math.max(0, (Date.now() - oldest.loggedAt) / 1000) : 0;
+  }
+
+  /**
+   * The parsedAt of the oldest event accepted and not yet loaded (or failed), if any: the table
+   * is complete below it. Submissions are numbered in call order, which is parsedAt order.
    */
   frontier(): Micros | undefined {
-    for (const batch of this.inFlight.values()) return batch.oldest;
+    for (const parsedAt of this.unsettled.values()) return parsedAt;
     return undefined;
   }
 
-  /** Throws when submissions are being refused (shutdown, or a full queue not yet drained to half). */
+  /** Throws when submissions are refused (shutdown, a full log, a loader too far behind). */
   admit(): void {
     if (this.closing) throw new IngestClosedError('the service is shutting down');
-    if (this.shedding) throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting)`);
-  }
-
-  /** Resolves once every submission made before the call has been committed or has failed. */
-  async whenSettled(): Promise<void> {
-    await Promise.allSettled([...this.open]);
+    if (this.wal.bytes > this.options.maxLogBytes) {
+      throw new IngestOverloadedError(`the ingest log holds ${this.wal.bytes} bytes, over its limit of ${this.options.maxLogBytes} (INGEST_LOG_MAX_BYTES): the engine is behind`);
+    }
+    const lag = this.lagSeconds;
+    if (lag * 1000 > this.options.maxLagMs) {
+      throw new IngestOverloadedError(`events have waited ${lag.toFixed(1)} s to be loaded into storage, over the limit of ${this.options.maxLagMs / 1000} s (INGEST_LOAD_MAX_LAG_MS)`);
+    }
   }
 
   /**
-   * Stores `events` in `database.events`, but those of suppressed subjects and repeats of a
-   * stored messageId; resolves once they are committed, with how many were stored and how many
+   * Logs `events` for `database.events`, but those of suppressed subjects and repeats of a
+   * stored messageId; resolves once they are on disk, with how many were stored and how many
    * suppressed (the rest were repeats).
    */
   async submit(database: string, events: readonly AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
     this.admit();
-    if (this.queuedRows + events.length > this.options.maxQueuedRows) {
-      // Shedding until the queue drains to half; a submission refused by a queue at most
-      // half full is refused alone, or no drain would ever lift the shedding.
-      this.shedding = this.queuedRows > this.options.maxQueuedRows / 2;
-      throw new IngestOverloadedError(`the ingest queue is full (${this.queuedRows} events waiting, ${events.length} sent)`);
+    if (events.length > this.options.memoryEvents) {
+      throw new IngestOverloadedError(`${events.length} events in one request is more than the ingest queue holds (${this.options.memoryEvents}, INGEST_QUEUE_MAX_EVENTS)`);
     }
-    // Everything up to the first await runs at once, so submissions queue in call order.
+    // Everything up to the first await runs at once, so submissions are numbered in call order.
     const kept = this.withoutSuppressed(database, events);
     const suppressed = events.length - kept.length;
     if (kept.length === 0) return { stored: 0, suppressed };
-    const stored = new Promise<number>((resolve, reject) => {
-      this.pending.push({ database, events: kept, resolve, reject });
-      this.pendingRows += kept.length;
-      this.queuedRows += kept.length;
-      this.pump();
-    });
-    this.open.add(stored);
-    const forget = () => void this.open.delete(stored);
-    stored.then(forget, forget);
-    return { stored: await stored, suppressed };
+    const submission = this.nextSubmission++;
+    this.unsettled.set(submission, parseIsoDateTime(kept[0]!.event.parsedAt)!);
+    const work = this.logSubmission(submission, database, kept);
+    this.inFlight.add(work);
+    const forget = () => void this.inFlight.delete(work);
+    work.then(forget, forget);
+    return { stored: await work, suppressed };
+  }
+
+  private async logSubmission(submission: number, database: string, events: readonly AcceptedEvent[]): Promise<number> {
+    let settle: ((stored: boolean) => void) | undefined;
+    try {
+      const claim = await this.options.messageIds.claim(database, events);
+      settle = claim.settle;
+      if (claim.fresh.length === 0) {
+        this.unsettled.delete(submission);
+        claim.settle(true);
+        return 0;
+      }
+      const entry = this.enqueue(submission, database, claim.fresh);
+      try {
+        entry.position = await this.wal.append(encodeEventsRecord(database, claim.fresh));
+      } catch (err) {
+        entry.state = 'failed';
+        this.unloadedRows -= entry.rows;
+        this.schedule();
+        throw err;
+      }
+      entry.state = 'logged';
+      entry.loggedAt = Date.now();
+      entry.settleIds = claim.settle;
+      if (this.memoryRows + entry.rows > this.options.memoryEvents) entry.events = undefined;
+      else this.memoryRows += entry.rows;
+      this.schedule();
+      if (this.options.ack === 'loaded' && !(await this.waitFor(entry.seq, this.options.readWaitMs))) {
+        this.log.warn('events answered before storage took them: they wait in the ingest log', { database, rows: entry.rows, waitedMs: this.options.readWaitMs });
+      }
+      return entry.rows;
+    } catch (err) {
+      settle?.(false);
+      this.unsettled.delete(submission);
+      if (err instanceof LogWriteError) {
+        if (this.closing) throw new IngestClosedError('the service is shutting down');
+        this.log.error('the ingest log refused events; the request gets 503', { database, rows: events.length, err });
+        throw new IngestOverloadedError(`${err.message}; nothing of this request was kept`);
+      }
+      throw err;
+    }
+  }
+
+  private enqueue(submission: number, database: string, events: readonly AcceptedEvent[]): Entry {
+    const entry: Entry = { seq: this.nextSeq++, submission, database, rows: events.length, events, state: 'appending', loggedAt: 0 };
+    this.queue.push(entry);
+    this.lastSeqOf.set(database, entry.seq);
+    this.unloadedRows += entry.rows;
+    return entry;
   }
 
   private withoutSuppressed(database: string, events: readonly AcceptedEvent[]): readonly AcceptedEvent[] {
@@ -223,205 +264,190 @@ export class IngestBuffer {
   }
 
   /**
-   * Refuses new submissions and resolves once everything accepted is committed or failed. An
-   * insert of unknown outcome gets one more attempt; if that fails too, it is logged as unknown.
+   * Resolves once every event of `database` (of every database, without one) acknowledged
+   * before the call is loaded into the engine, asking for a load at once if one is needed.
+   * Answers 503 (ReadWaitError) if that takes longer than `readWaitMs`.
+   */
+  async loaded(database?: string): Promise<void> {
+    const target = database === undefined ? this.nextSeq - 1 : this.lastSeqOf.get(database);
+    if (target === undefined || (await this.waitFor(target, this.options.readWaitMs))) return;
+    throw new ReadWaitError(`events sent before this request are not in storage yet (waited ${this.options.readWaitMs / 1000} s; storage may be unavailable)`);
+  }
+
+  /** Whether the entry numbered `target` and all before it were loaded within `ms`; a load starts at once. */
+  private async waitFor(target: number, ms: number): Promise<boolean> {
+    if (target <= this.loadedSeq) return true;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.waiters.push({ target, resolve });
+    this.schedule();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+    try {
+      return await Promise.race([promise.then(() => true), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Resolves once everything logged so far is loaded (or the loader gave up at shutdown). */
+  async drain(): Promise<void> {
+    while (this.loadedSeq < this.nextSeq - 1 && !this.abandoned) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.waiters.push({ target: this.nextSeq - 1, resolve });
+      this.schedule();
+      await promise;
+    }
+  }
+
+  /**
+   * Refuses new submissions, logs those under way, and loads everything logged. If storage is
+   * away, one last attempt is made; what it cannot load stays in the log for the next start.
    */
   async close(): Promise<void> {
     this.closing = true;
-    this.closed.resolve();
-    this.pump();
-    // Each written batch pumps the next, so waiting for every writer to idle drains everything.
-    while (this.pending.length > 0 || this.writers.some((w) => !w.idle)) await Promise.all(this.writers.map((w) => w.whenIdle()));
-    await Promise.all([...this.inFlight.values()].flatMap((b) => b.repeating));
-    await Promise.all(this.writers.map((w) => w.stop()));
+    // Loading goes on while storage takes it; the first failure ends it.
+    this.loader.stop();
+    await Promise.allSettled([...this.inFlight]);
+    await this.drain();
+    clearTimeout(this.timer);
+    await this.wal.close();
   }
 
-  private pump(): void {
-    while (this.pending.length > 0 && (this.closing || this.pendingRows >= this.options.flushRows)) {
-      // A full batch goes now: to an idle writer if none is busy, else queued behind a running insert.
-      const busy = this.writers.filter((w) => !w.idle);
-      const writer = busy.length === 0 ? this.writers[0]! : busy.find((w) => w.pending < WRITER_MAILBOX);
-      if (!writer) return;
-      this.handOver(writer);
+  /** Starts a load when one is due, else sets a timer for when the oldest entry will be. */
+  private schedule(): void {
+    if (this.loading || this.abandoned) return;
+    this.skipFailed();
+    const first = this.queue[this.head];
+    if (!first || first.state !== 'logged') return;
+    const asked = this.waiters.length > 0 || this.closing;
+    const wait = asked || this.unloadedRows >= this.options.flushRows ? 0 : first.loggedAt + this.options.loadMaxAgeMs - Date.now();
+    if (wait > 0) {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.schedule();
+      }, wait);
+      return;
     }
-    if (this.pending.length === 0) return;
-    // Otherwise a writer's completion pumps again.
-    const writer = this.writers.find((w) => w.idle);
-    if (!writer) return;
-    let wait = this.lastHandOver + this.options.insertIntervalMs - performance.now();
-    const running = [...this.inFlight.values()].filter((b) => b.startedAt !== undefined && !b.written);
-    if (running.length > 0) {
-      if (this.pendingRows > OVERLAP_MAX_ROWS) return;
-      // Staggered: the overlapping insert starts halfway through the running one, so each
-      // carries about half of what arrives, rather than a row or two each.
-      const newest = Math.max(...running.map((b) => b.startedAt!));
-      wait = Math.max(wait, newest + this.insertMs / 2 - performance.now());
-    }
-    if (wait <= 0) return this.handOver(writer);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, wait);
-  }
-
-  /** Moves up to `flushRows` rows (whole submissions, at least one) to `writer`. */
-  private handOver(writer: Actor<Batch>): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.lastHandOver = performance.now();
-    let take = 0;
+    void this.loadNext();
+  }
+
+  /** Entries whose append failed are not in the log: they count as done. */
+  private skipFailed(): void {
+    while (this.head < this.queue.length && this.queue[this.head]!.state === 'failed') this.done(this.queue[this.head++]!);
+    this.compact();
+  }
+
+  private async loadNext(): Promise<void> {
+    this.loading = true;
+    const batch: Entry[] = [];
     let rows = 0;
-    while (take < this.pending.length && (take === 0 || rows + this.pending[take]!.events.length <= this.options.flushRows)) {
-      rows += this.pending[take]!.events.length;
-      take++;
-    }
-    const submissions = this.pending.splice(0, take);
-    this.pendingRows -= rows;
-    const oldest = parseIsoDateTime(submissions[0]!.events[0]!.event.parsedAt)!;
-    const batch: Batch = { seq: this.nextSeq++, submissions, rows, oldest, repeating: [], committed: [] };
-    this.inFlight.set(batch.seq, batch);
-    writer.ask(batch).then(
-      () => {
-        if (batch.repeating.length === 0) return this.settle(batch);
-        // Still in flight (holding the frontier) until its unknown inserts are known; the writer is free.
-        void Promise.all(batch.repeating).then(() => this.settle(batch));
-        this.pump();
-      },
-      (err) => {
-        for (const s of submissions) s.reject(err);
-        this.release(rows);
-        this.settle(batch);
-      },
-    );
-  }
-
-  /** One insert per database in the batch; each submission learns its own insert's outcome. */
-  private async write(batch: Batch): Promise<void> {
-    batch.startedAt = performance.now();
-    const byDatabase = new Map<string, Submission[]>();
-    for (const s of batch.submissions) {
-      const group = byDatabase.get(s.database);
-      if (group) group.push(s);
-      else byDatabase.set(s.database, [s]);
+    for (let i = this.head; i < this.queue.length; i++) {
+      const entry = this.queue[i]!;
+      if (entry.state !== 'logged' || (batch.length > 0 && rows + entry.rows > this.options.flushRows)) break;
+      batch.push(entry);
+      rows += entry.rows;
     }
     try {
-      for (const [database, group] of byDatabase) await this.insertGroup(batch, database, group);
+      await this.loader.load(batch.map((e) => this.loadItem(e)));
+      for (const entry of batch) {
+        if (entry.events) this.memoryRows -= entry.rows;
+        this.done(entry);
+      }
+      this.head += batch.length;
+      this.compact();
+      this.wal.markLoaded(batch.at(-1)!.position!);
+    } catch (err) {
+      if (!(err instanceof LoadAbandonedError)) throw err;
+      this.abandoned = true;
+      // Repeats waiting for these ids may go: the events are safe in the log.
+      for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.settleIds?.(true);
+      this.log.error('stopping with events not loaded: they stay in the ingest log and are loaded at the next start', { events: this.unloadedRows, err });
     } finally {
-      batch.written = true;
+      this.loading = false;
+      this.wakeWaiters();
+      this.schedule();
+    }
+  }
+
+  private loadItem(entry: Entry): LoadItem {
+    const events = entry.events ?? decodeEventsRecord(this.wal.read(entry.position!)).events;
+    return { database: entry.database, events, position: entry.position! };
+  }
+
+  private done(entry: Entry): void {
+    this.loadedSeq = entry.seq;
+    entry.settleIds?.(true);
+    this.unsettled.delete(entry.submission);
+    if (entry.state === 'logged') this.unloadedRows -= entry.rows;
+    if (this.lastSeqOf.get(entry.database) === entry.seq) this.lastSeqOf.delete(entry.database);
+  }
+
+  private wakeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const waiting: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.target <= this.loadedSeq || this.abandoned) w.resolve();
+      else waiting.push(w);
+    }
+    this.waiters = waiting;
+  }
+
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
     }
   }
 
   /**
-   * One insert of the submissions of `group`, each learning its outcome; events repeating a
-   * stored messageId are left out, and acknowledged with the rest. When the engine refuses the
-   * rows as data, they are inserted again request by request, so that one request's events
-   * (which validation let through) never fail the others': only the refused request gets a 400.
-   * Any other failure (a full disk, too many parts) is the moment's, not the data's: 503.
+   * Queues recovered records for loading, but those the engine already holds (loaded before a
+   * crash, which came before their load was recorded): a record is found by its first event's
+   * uuid, since an insert stores all of its rows or none.
    */
-  private async insertGroup(batch: Batch, database: string, group: Submission[]): Promise<void> {
-    const queued = group.reduce((n, s) => n + s.events.length, 0);
-    const token = crypto.randomUUID();
+  private async replay(records: Array<{ database: string; events: AcceptedEvent[]; position: LogPosition }>): Promise<void> {
     const started = performance.now();
-    let claim: Claim | undefined;
-    try {
-      claim = await this.options.messageIds.claim(database, group.flatMap((s) => s.events));
-      const rows = claim.fresh.map((e) => e.json);
-      if (rows.length > 0) await this.storage.insert(database, 'events', rows, token);
-      claim.settle(true);
-      const ms = performance.now() - started;
-      this.insertMs = this.insertMs === 0 ? ms : this.insertMs + INSERT_TIME_WEIGHT * (ms - this.insertMs);
-      this.log.debug('ingest flush', { database, rows: rows.length, repeats: queued - rows.length, ms: Math.round(ms) });
-      this.options.onFlush?.(rows.length, ms / 1000);
-      // Each submission learns how many of its events were stored; only repeats make that fewer.
-      if (rows.length === queued) for (const s of group) s.resolve(s.events.length);
-      else {
-        const fresh = new Set(claim.fresh);
-        for (const s of group) s.resolve(s.events.filter((e) => fresh.has(e)).length);
-      }
-      if (rows.length > 0) batch.committed.push({ database, events: claim.fresh.map((e) => e.event) });
-      this.release(queued);
-    } catch (err) {
-      if (err instanceof StorageOutcomeUnknownError && claim) {
-        this.log.error('ingest insert unconfirmed; repeating it until storage answers', { database, rows: claim.fresh.length, token, err });
-        const unknown = new IngestOutcomeUnknownError(`storage did not confirm the insert (${err.message}); the events may be stored once it answers again`);
-        for (const s of group) s.reject(unknown);
-        batch.repeating.push(this.repeatUntilKnown(batch, database, claim, queued, token));
-        return;
-      }
-      claim?.settle(false);
-      if (err instanceof StorageQueryError && err.isBadData && group.length > 1) {
-        this.log.warn('the engine refused an insert; inserting its requests one by one', { database, requests: group.length, rows: queued, err });
-        for (const s of group) await this.insertGroup(batch, database, [s]);
-      } else if (err instanceof StorageQueryError && err.isBadData) {
-        this.log.error('the engine refused the events of one request', { database, rows: queued, err });
-        group[0]!.reject(new IngestRefusedError(`the engine refused these events: ${err.message.split('\n')[0]!.slice(0, MAX_REFUSAL_LENGTH)}`));
-        this.release(queued);
-      } else {
-        this.log.error('ingest flush failed', { database, rows: queued, err });
-        const unavailable = new StorageUnavailableError(`storage did not accept the events: ${(err as Error).message}`);
-        for (const s of group) s.reject(unavailable);
-        this.release(queued);
-      }
-    }
-  }
-
-  /**
-   * Repeats an insert whose outcome is unknown, with its deduplication token (so it is stored
-   * once, whether the first attempt took effect or not), until one attempt is answered; the
-   * batch holds the frontier meanwhile, so webhooks wait rather than pass over its events. At
-   * shutdown it makes one last attempt; if that fails, the outcome stays unknown, and is logged,
-   * and the messageIds are freed: a resend is then stored, rather than maybe lost.
-   */
-  private async repeatUntilKnown(batch: Batch, database: string, claim: Claim, queued: number, token: string): Promise<void> {
-    const rows = claim.fresh.map((e) => e.json);
-    const events = claim.fresh.map((e) => e.event);
-    const fields = { database, rows: rows.length, token, firstUuid: events[0]?.uuid, lastUuid: events.at(-1)?.uuid };
-    let stored = false;
-    try {
-      for (let delay = REPEAT_FIRST_MS; ; delay = Math.min(2 * delay, REPEAT_MAX_MS)) {
-        if (!this.closing) await Promise.race([this.closed.promise, new Promise((wake) => setTimeout(wake, delay).unref())]);
-        try {
-          await this.storage.insert(database, 'events', rows, token);
-          this.log.warn('unconfirmed insert settled: its events are stored, once', fields);
-          batch.committed.push({ database, events });
-          stored = true;
-          return;
-        } catch (err) {
-          if (!(err instanceof StorageUnavailableError) || this.closing) {
-            this.log.error('unconfirmed insert abandoned: its events may or may not be stored', { ...fields, err });
-            return;
-          }
+    const held = new Set<string>();
+    const gone = new Set<string>();
+    const byDatabase = Map.groupBy(records, (r) => r.database);
+    for (const [database, group] of byDatabase) {
+      try {
+        for (let i = 0; i < group.length; i += REPLAY_CHECK_CHUNK) {
+          const chunk = group.slice(i, i + REPLAY_CHECK_CHUNK);
+          const from = chunk.reduce((min, r) => (r.events[0]!.event.parsedAt < min ? r.events[0]!.event.parsedAt : min), chunk[0]!.events[0]!.event.parsedAt);
+          const uuids = await this.storage.queryLines(
+            `SELECT DISTINCT toString(uuid) FROM ${identifier(database)}.events WHERE parsedAt >= {from:DateTime64(6, 'UTC')} AND toString(uuid) IN {uuids:Array(String)}`,
+            { from: toEngineDateTime(parseIsoDateTime(from)!), uuids: chunk.map((r) => r.events[0]!.event.uuid) },
+            'write',
+          );
+          for (const uuid of uuids) held.add(uuid);
         }
+      } catch (err) {
+        if (!(err instanceof StorageQueryError && (err.clickhouseCode === 81 || err.clickhouseCode === 60))) throw err;
+        gone.add(database);
       }
-    } finally {
-      claim.settle(stored);
-      this.release(queued);
     }
-  }
-
-  /** `rows` have left the queue (committed or failed). */
-  private release(rows: number): void {
-    this.queuedRows -= rows;
-    if (this.shedding && this.queuedRows <= this.options.maxQueuedRows / 2) this.shedding = false;
-  }
-
-  /** A batch is done: announce it, and any newer ones it held back, in acceptance order. */
-  private settle(batch: Batch): void {
-    this.inFlight.delete(batch.seq);
-    this.settled.set(batch.seq, batch);
-    for (let next = this.settled.get(this.nextAnnounced); next; next = this.settled.get(this.nextAnnounced)) {
-      this.settled.delete(this.nextAnnounced++);
-      for (const { database, events } of next.committed) this.announce(database, events);
+    let queued = 0;
+    for (const r of records) {
+      if (gone.has(r.database) || held.has(r.events[0]!.event.uuid)) continue;
+      const entry = this.enqueue(this.nextSubmission, r.database, r.events);
+      this.unsettled.set(this.nextSubmission++, parseIsoDateTime(r.events[0]!.event.parsedAt)!);
+      entry.state = 'logged';
+      entry.position = r.position;
+      entry.loggedAt = Date.now();
+      if (this.memoryRows + entry.rows > this.options.memoryEvents) entry.events = undefined;
+      else this.memoryRows += entry.rows;
+      queued += entry.rows;
     }
-    this.pump();
-  }
-
-  private announce(database: string, events: readonly Event[]): void {
-    if (!this.options.onCommitted) return;
-    try {
-      this.options.onCommitted(database, events);
-    } catch (err) {
-      this.log.error('a listener of committed events failed', { database, err });
-    }
+    // Nothing to load: the log is marked loaded through its last record, so it is not read again.
+    if (queued === 0) this.wal.markLoaded(records.at(-1)!.position);
+    this.log.info('ingest log replayed', {
+      records: records.length,
+      alreadyStored: records.filter((r) => held.has(r.events[0]!.event.uuid)).length,
+      droppedDeletedWorkspaces: [...gone],
+      eventsToLoad: queued,
+      ms: Math.round(performance.now() - started),
+    });
   }
 }

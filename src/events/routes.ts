@@ -77,14 +77,22 @@ export function eventRoutes(deps: EventRoutesDeps) {
           tags: ['Events'],
           summary: 'Send events',
           description:
-            'Stores a batch atomically; answers 201 once the events are committed. JSON as application/json or text/plain (beacons); the key in the Authorization header, or a public key as `writeKey` in the body or the query string.',
+            'Stores a batch atomically; answers 201 once the events are in the ingest log on disk (reads made after the 201 see them). JSON as application/json or text/plain (beacons); the key in the Authorization header, or a public key as `writeKey` in the body or the query string.',
         },
       },
     )
-    .get(EVENTS_PATH, async ({ query, principal }) => json(await listEvents(deps.storage, principal.workspace.databaseName, query)), {
+    .get(
+      EVENTS_PATH,
+      async ({ query, principal }) => {
+        const database = principal.workspace.databaseName;
+        await deps.buffer.loaded(database);
+        return json(await listEvents(deps.storage, database, query));
+      },
+      {
       scope: 'private',
       query: ListEventsQuery,
       response: { 200: EventsPage, ...problems(400, 401, 403, 503) },
-      detail: { tags: ['Events'], summary: 'List events', description: 'Filtered, ordered, paginated; `total` is the exact count of matches.' },
-    });
+        detail: { tags: ['Events'], summary: 'List events', description: 'Filtered, ordered, paginated; `total` is the exact count of matches.' },
+      },
+    );
 }

@@ -117,11 +117,5 @@ export const RETRY_AFTER_SECONDS = 1;
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new HttpProblem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
 
-export const unavailable = (detail: string, retryAfterSeconds: number, type?: string) =>
-  new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) }, type });
-
-/**
- * The type of a 503 after which the events may be stored after all (storage took the insert
- * but its answer was lost): unlike other 503s, a resend may store them twice.
- */
-export const OUTCOME_UNKNOWN_TYPE = 'urn:event-analytics:problem:outcome-unknown';
+export const unavailable = (detail: string, retryAfterSeconds: number) =>
+  new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });

@@ -7,8 +7,12 @@ import { MetricsRegistry } from './registry';
 
 /** What the metrics read at scrape time. */
 export interface MetricSources {
-  /** Events accepted and not yet committed (the ingest buffer's depth). */
+  /** Events acknowledged and not yet loaded into the engine (the ingest buffer's depth). */
   ingestQueueDepth(): number;
+  /** Bytes in the ingest log's segment files. */
+  ingestLogBytes(): number;
+  /** Seconds the oldest event not yet loaded has waited. */
+  ingestLagSeconds(): number;
   /** Webhook deliveries that failed and wait for a retry. */
   webhookRetriesPending(): number;
   /** Request body bytes reserved by requests being read, parsed or handled. */
@@ -51,9 +55,11 @@ export function createServiceMetrics(sources: MetricSources) {
     'Events of suppressed subjects (a SUPPRESS regulation) acknowledged and not stored, by workspace (database name).',
     ['workspace'],
   );
-  registry.sampledGauge('analytics_ingest_queue_events', 'Events accepted and not yet committed.', sources.ingestQueueDepth);
-  const flushRows = registry.histogram('analytics_ingest_flush_rows', 'Rows per committed insert into a workspace events table.', FLUSH_ROWS_BUCKETS);
-  const flushSeconds = registry.histogram('analytics_ingest_flush_duration_seconds', 'Time of each committed insert.', DURATION_BUCKETS);
+  registry.sampledGauge('analytics_ingest_queue_events', 'Events acknowledged (in the ingest log) and not yet loaded into the engine.', sources.ingestQueueDepth);
+  registry.sampledGauge('analytics_ingest_log_bytes', 'Bytes in the ingest log (collection answers 503 past INGEST_LOG_MAX_BYTES).', sources.ingestLogBytes);
+  registry.sampledGauge('analytics_ingest_load_lag_seconds', 'Age of the oldest event not yet loaded into the engine (collection answers 503 past INGEST_LOAD_MAX_LAG_MS).', sources.ingestLagSeconds);
+  const flushRows = registry.histogram('analytics_ingest_flush_rows', 'Rows per insert of the loader into a workspace events table.', FLUSH_ROWS_BUCKETS);
+  const flushSeconds = registry.histogram('analytics_ingest_flush_duration_seconds', 'Time of each insert of the loader.', DURATION_BUCKETS);
   const statementSeconds = registry.histogram(
     'analytics_query_duration_seconds',
     'Time of each POST /queries statement (checking and running it, not waiting for a session), by outcome: ok or error.',

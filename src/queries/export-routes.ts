@@ -2,9 +2,8 @@ import { Elysia, t } from 'elysia';
 import { auth } from '../http/auth';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import { EXPORT_ENCODINGS, ExportFormatSchema, releasing, streamedDownload, WorkspaceGate } from '../http/streamed-export';
-import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { Statement } from './model';
-import type { QueryRunner } from './query-runner';
+import type { QueryRoutesDeps } from './routes';
 
 /** Statement exports of one workspace streaming at once, at most: each holds an engine session. */
 const EXPORTS_PER_WORKSPACE = 2;
@@ -18,12 +17,13 @@ const QueryExportBody = t.Object(
 );
 
 /** `POST /queries/export`: one statement's whole result as a streamed file, through the same sandbox as `POST /queries`. */
-export function queryExportRoutes(deps: { store: WorkspaceStore; runner: QueryRunner }) {
+export function queryExportRoutes(deps: Pick<QueryRoutesDeps, 'store' | 'runner' | 'ingested'>) {
   const gate = new WorkspaceGate(EXPORTS_PER_WORKSPACE, 'query exports');
   return new Elysia({ name: 'query-export', normalize: false }).use(auth(deps.store)).post(
     '/queries/export',
-    ({ body, principal }) => {
+    async ({ body, principal }) => {
       const database = principal.workspace.databaseName;
+      await deps.ingested(database);
       const chunks = deps.runner.export(database, body.query, EXPORT_ENCODINGS[body.format].engine);
       return streamedDownload(releasing(chunks, gate.enter(database)), body.format, 'query');
     },

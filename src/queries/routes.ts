@@ -9,12 +9,15 @@ export interface QueryRoutesDeps {
   store: WorkspaceStore;
   runner: QueryRunner;
   queryMaxStatements: number;
+  /** Resolves once the events of `database` acknowledged before the call are in the engine (read-your-writes). */
+  ingested(database: string): Promise<void>;
 }
 
 export function queryRoutes(deps: QueryRoutesDeps) {
   return new Elysia({ name: 'queries', normalize: false }).use(auth(deps.store)).post(
     '/queries',
     async ({ body, principal }): Promise<QueriesResult> => {
+      await deps.ingested(principal.workspace.databaseName);
       const rows = await deps.runner.run(principal.workspace.databaseName, body.queries);
       return { results: rows.map((results) => ({ results })), limit: null, offset: null, total: rows.length };
     },

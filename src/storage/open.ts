@@ -9,6 +9,11 @@ export function backupDirectory(config: Pick<Config, 'backupDir' | 'dataDir'>): 
   return resolve(config.backupDir || join(config.dataDir, 'backups'));
 }
 
+/** Where the ingest log lives: INGEST_LOG_DIR, or `ingest-log` in DATA_DIR (in server mode too). */
+export function ingestLogDirectory(config: Pick<Config, 'ingestLogDir' | 'dataDir'>): string {
+  return resolve(config.ingestLogDir || join(config.dataDir, 'ingest-log'));
+}
+
 /** The server backend when CLICKHOUSE_URL is set, else the embedded engine over DATA_DIR. */
 export function openStorage(config: Config): Storage {
   if (config.clickhouseUrl) {

@@ -139,6 +139,8 @@ describe('GET /events/stream', () => {
     for (let i = 0; i < batches; i++) {
       await sendEvents(svc, Array.from({ length: perBatch }, (_, j) => ({ type: 'track', event: 'bulk', properties: { i, j, padding } })));
     }
+    // Streams are offered events as they are loaded into the engine.
+    await svc.buffer.loaded();
     const { bufferedBytes } = svc.streams.stats();
     const heapAfter = heapUsed();
     const sentMb = (batches * perBatch * 1.05) / 1024;

@@ -7,7 +7,6 @@ import type { Subprocess } from 'bun';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OUTCOME_UNKNOWN_TYPE } from '../../src/http/problem';
 import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 import { freePort } from '../fixtures/webhook-receiver';
 import { afterRun } from '../helpers/after-run';
@@ -121,8 +120,8 @@ export interface Outcomes {
   /** Tags of requests answered with a refusal (4xx/5xx): none of their events may be stored. */
   refused: Map<string, number>;
   /**
-   * Tags of requests whose outcome the client cannot know: no answer came (connection cut), or
-   * a 503 of unknown outcome. All or none of their events may be stored.
+   * Tags of requests whose outcome the client cannot know: no answer came (connection cut). All
+   * or none of their events may be stored.
    */
   unknown: Map<string, number>;
   /** Count of answers by status ('error' when no answer came). */
@@ -174,8 +173,6 @@ export async function sendTagged(url: string, outcomes: Outcomes, n: number, opt
     if (res.status === 201) {
       outcomes.acked.set(tag, n);
       if (options.keepUuids) outcomes.uuids.set(tag, (JSON.parse(body) as { results: Array<{ uuid: string }> }).results.map((e) => e.uuid));
-    } else if (res.status === 503 && (JSON.parse(body) as { type: string }).type === OUTCOME_UNKNOWN_TYPE) {
-      outcomes.unknown.set(tag, n);
     } else {
       outcomes.refused.set(tag, n);
     }

@@ -40,7 +40,10 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     EGRESS_ALLOWLIST: '127.0.0.0/8',
     ...overrides,
   };
-  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), settings);
+  // Services in this process share the engine's directory, but each needs an ingest log of its
+  // own, also when started with another's settings (a stopped service leaves its log empty).
+  const logDir = SERVED_BY_DENO ? {} : { INGEST_LOG_DIR: overrides.INGEST_LOG_DIR ?? join(ENGINE_DIR, uniqueName('ingest-log')) };
+  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), { ...settings, ...logDir });
   const logger = log ?? (process.env.TEST_LOG ? createLogger('debug') : silentLogger);
   if (SERVED_BY_DENO && (storage || resolver)) throw new Error('a service given its storage or resolver runs in this process: this test cannot run under TEST_RUNTIME=deno');
   const service = SERVED_BY_DENO ? await startDenoService(settings, logger) : await startService(config, logger, storage, resolver);

@@ -3,7 +3,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-
 import { eventually } from '../helpers/eventually';
 import { parseExposition, sampleValue, type Family } from '../helpers/exposition';
 import { uniqueName } from '../helpers/engine-dir';
-import { createWorkspace, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { createWorkspace, listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { createWebhook } from '../helpers/webhooks';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
@@ -65,6 +65,8 @@ describe('counters move', () => {
   test('accepted events grow by the number sent, per workspace; each insert is in the flush histograms', async () => {
     const before = await scrape();
     await sendEvents(svc, [{ type: 'track', event: 'a' }, { type: 'page' }, { type: 'identify', userId: 'u1' }]);
+    // A read waits for the events to be loaded into the engine (the inserts the histograms count).
+    expect((await listEvents(svc)).status).toBe(200);
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
     expect(delta('analytics_events_accepted_total', { workspace })).toBe(3);
@@ -182,6 +184,8 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_http_requests_total',
     'analytics_ingest_flush_duration_seconds',
     'analytics_ingest_flush_rows',
+    'analytics_ingest_load_lag_seconds',
+    'analytics_ingest_log_bytes',
     'analytics_ingest_queue_events',
     'analytics_query_duration_seconds',
     'analytics_rate_limited_total',

@@ -77,7 +77,8 @@ describeInProcess('a receiver that never answers', () => {
 
 describeInProcess('several processes on one ClickHouse', () => {
   test('only the delivering process delivers, events accepted by the other included, each once', async () => {
-    const accepting = await startTestService({ WEBHOOK_DELIVERY: 'false' });
+    // As processes sharing a ClickHouse server answer (INGEST_ACK=auto): once the events are in the engine.
+    const accepting = await startTestService({ WEBHOOK_DELIVERY: 'false', INGEST_ACK: 'loaded' });
     const delivering = await startTestService({ ...accepting.settings, WEBHOOK_DELIVERY: 'true', WEBHOOK_SETTLE_MS: '200', WORKSPACE_REFRESH_MS: '100' });
     const receiver = await startWebhookReceiver();
     try {

@@ -52,7 +52,9 @@ describe('retentionDays', () => {
       t: 'events',
     });
     expect(String(tables[0]?.engine_full)).toContain('TTL timestamp + toIntervalDay(30)');
-    // The engine applies TTLs at merges; the test forces one rather than waiting for it.
+    // The engine applies TTLs at merges; the test forces one rather than waiting for it (once the
+    // events are loaded from the ingest log).
+    await svc.buffer.loaded();
     await svc.storage.command(`OPTIMIZE TABLE ${table} FINAL`);
     const listed = await listEvents(svc, '', ws.privateApiKey);
     expect(listed.body.total).toBe(3);

@@ -28,7 +28,8 @@ describe('workspaces across restarts', () => {
 
 describeInProcess('several processes on one ClickHouse', () => {
   test('a workspace created in one is usable in another after its refresh; a deletion revokes it in both', async () => {
-    const first = await startTestService();
+    // As processes sharing a ClickHouse server answer: once the events are in the engine.
+    const first = await startTestService({ INGEST_ACK: 'loaded' });
     const second = await startTestService({ ...first.settings, WORKSPACE_REFRESH_MS: '100' });
     try {
       const created = await createWorkspace(first, { name: uniqueName('Shared') });

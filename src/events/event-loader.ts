@@ -1,0 +1,139 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../log';
+import { StorageQueryError, type Storage } from '../storage/storage';
+import type { LogPosition } from '../storage/wal/write-ahead-log';
+import type { AcceptedEvent } from './event-rows';
+import type { Event } from './model';
+
+/** One request's events as the ingest log holds them, ready to load. */
+export interface LoadItem {
+  database: string;
+  events: readonly AcceptedEvent[];
+  position: LogPosition;
+}
+
+export interface EventLoaderOptions {
+  /** Told of each loaded insert, with its events in log order, once its whole batch is loaded. Must not throw. */
+  onCommitted?: (database: string, events: readonly Event[]) => void;
+  /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
+  onFlush?: (rows: number, seconds: number) => void;
+  /** Where events the engine refuses are set aside, a file per request, so that none is lost unseen. */
+  refusedDir: string;
+}
+
+/** The loader was stopped while storage was away: what it was loading stays in the log for the next start. */
+export class LoadAbandonedError extends Error {
+  override readonly name = 'LoadAbandonedError';
+}
+
+/** The engine's codes for a database or table that does not exist: the workspace was deleted. */
+const GONE_CODES = new Set([60, 81]);
+/** Waits between attempts while storage is away: doubling from the first to the most. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 10_000;
+/** While storage stays away, one failure in this many is logged (the first always). */
+const LOG_EVERY_FAILURES = 20;
+
+/**
+ * Inserts batches of the ingest log into the engine: one insert per database, with a
+ * de-duplication token of its own, so that an insert repeated after an unconfirmed attempt is
+ * stored once. It retries while storage is away (the events are safe in
+ * the log meanwhile), drops the events of a deleted workspace, and sets aside, in a file, a
+ * request's events that the engine refuses as data (validation should have refused them).
+ */
+export class EventLoader {
+  private stopping = false;
+  private readonly stopped = Promise.withResolvers<void>();
+  /**
+   * Tokens must differ from every earlier insert's within the engine's de-duplication window, and
+   * places in a log repeat (a new log starts at segment 1): so they also name this loader. After
+   * a restart, replay finds what was loaded by uuid instead.
+   */
+  private readonly tokenPrefix = `log_${crypto.randomUUID().replaceAll('-', '')}`;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: EventLoaderOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Loads `items` in order; resolves once each is stored, dropped or set aside, and then
+   * announces what was stored. While storage is away it tries again and again; once `stop()` is
+   * called, an attempt that fails throws LoadAbandonedError.
+   */
+  async load(items: readonly LoadItem[]): Promise<void> {
+    const byDatabase = new Map<string, LoadItem[]>();
+    for (const item of items) {
+      const group = byDatabase.get(item.database);
+      if (group) group.push(item);
+      else byDatabase.set(item.database, [item]);
+    }
+    const committed: Array<{ database: string; events: Event[] }> = [];
+    for (const [database, group] of byDatabase) await this.loadGroup(database, group, committed);
+    for (const { database, events } of committed) this.announce(database, events);
+  }
+
+  /** Stops retrying: the next failed attempt gives up. */
+  stop(): void {
+    this.stopping = true;
+    this.stopped.resolve();
+  }
+
+  private async loadGroup(database: string, items: readonly LoadItem[], committed: Array<{ database: string; events: Event[] }>): Promise<void> {
+    const lines = items.flatMap((item) => item.events.map((e) => e.json));
+    const first = items[0]!.position;
+    const token = `${this.tokenPrefix}_${first.segment}_${first.offset}_${items.length}`;
+    let failures = 0;
+    for (let delay = RETRY_FIRST_MS; ; delay = Math.min(2 * delay, RETRY_MAX_MS)) {
+      const started = performance.now();
+      try {
+        await this.storage.insert(database, 'events', lines, token);
+        const ms = performance.now() - started;
+        this.options.onFlush?.(lines.length, ms / 1000);
+        this.log.debug('ingest load', { database, rows: lines.length, ms: Math.round(ms) });
+        if (failures > 0) this.log.warn('storage took the waiting events', { database, rows: lines.length, failedAttempts: failures });
+        committed.push({ database, events: items.flatMap((item) => item.events.map((e) => e.event)) });
+        return;
+      } catch (err) {
+        if (err instanceof StorageQueryError && err.clickhouseCode !== undefined && GONE_CODES.has(err.clickhouseCode)) {
+          this.log.warn("events of a deleted workspace dropped from the ingest log: its database is gone", { database, rows: lines.length });
+          return;
+        }
+        if (err instanceof StorageQueryError && err.isBadData) {
+          if (items.length === 1) return this.setAside(items[0]!, err);
+          // One request's rows must not keep the others' out: each is inserted alone.
+          for (const item of items) await this.loadGroup(database, [item], committed);
+          return;
+        }
+        failures++;
+        if (this.stopping) throw new LoadAbandonedError(`storage did not take ${lines.length} events of ${database} (${(err as Error).message})`);
+        if (failures % LOG_EVERY_FAILURES === 1) {
+          this.log.error('loading events into storage failed; they wait in the ingest log and are tried again', { database, rows: lines.length, failedAttempts: failures, nextInMs: delay, err });
+        }
+        await Promise.race([this.stopped.promise, new Promise((wake) => setTimeout(wake, delay).unref())]);
+      }
+    }
+  }
+
+  private setAside(item: LoadItem, err: StorageQueryError): void {
+    const path = join(this.options.refusedDir, `refused-${item.position.segment}-${item.position.offset}.ndjson`);
+    writeFileSync(path, item.events.map((e) => e.json).join('\n') + '\n');
+    this.log.error('the engine refused the events of one request; they are set aside in a file', {
+      database: item.database,
+      rows: item.events.length,
+      file: path,
+      err: err.message.split('\n')[0],
+    });
+  }
+
+  private announce(database: string, events: readonly Event[]): void {
+    if (!this.options.onCommitted) return;
+    try {
+      this.options.onCommitted(database, events);
+    } catch (err) {
+      this.log.error('a listener of committed events failed', { database, err });
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { parseJsonLossless } from '../lossless-json';
+import type { AcceptedEvent } from './event-rows';
+import type { Event } from './model';
+
+/**
+ * The payload of one ingest-log record: the events one request stored in one database, as the
+ * database name and the events' rows (their JSON, which is also their insert line), a line each.
+ * A database name holds no newline (it is a strict identifier), nor does compact JSON.
+ */
+export function encodeEventsRecord(database: string, events: readonly AcceptedEvent[]): Uint8Array {
+  return Buffer.from(`${database}\n${events.map((e) => e.json).join('\n')}`);
+}
+
+export interface EventsRecord {
+  database: string;
+  events: AcceptedEvent[];
+}
+
+export function decodeEventsRecord(payload: Uint8Array): EventsRecord {
+  const [database, ...lines] = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8').split('\n');
+  return { database: database!, events: lines.map((json) => ({ json, event: parseJsonLossless(json) as Event })) };
+}

@@ -1,0 +1,148 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, type LogFields } from '../../../src/log';
+import { LogWriteError, WriteAheadLog } from '../../../src/storage/wal/write-ahead-log';
+
+const root = mkdtempSync(join(tmpdir(), 'wal-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshDir = () => join(root, `log-${n++}`);
+
+/** A logger that keeps what was logged, to check what recovery reports. */
+function recordingLogger() {
+  const entries: Array<{ level: string; msg: string } & LogFields> = [];
+  const log = createLogger('debug', (line) => void entries.push(JSON.parse(line)));
+  return { log, entries };
+}
+
+const text = (payload: Uint8Array) => Buffer.from(payload).toString('utf8');
+const open = (dir: string, options: { fsync?: boolean; segmentBytes?: number } = {}, log = recordingLogger().log) =>
+  WriteAheadLog.open({ dir, fsync: options.fsync ?? false, segmentBytes: options.segmentBytes ?? 1024 * 1024, log });
+const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.wal')).sort();
+
+describe('WriteAheadLog', () => {
+  test('appends made in the same turn are written as one group, in order, and recovered in order after a restart', async () => {
+    const dir = freshDir();
+    const { wal, recovered } = open(dir, { fsync: true });
+    expect(recovered).toEqual([]);
+    const positions = await Promise.all(['a', 'bb', 'ccc'].map((p) => wal.append(Buffer.from(p))));
+    expect(positions.map((p) => p.offset)).toEqual([0, 9, 19]);
+    expect(new Set(positions.map((p) => p.segment)).size).toBe(1);
+    expect(text(wal.read(positions[1]!))).toBe('bb');
+    await wal.close();
+    const again = open(dir);
+    expect(again.recovered.map((r) => text(r.payload))).toEqual(['a', 'bb', 'ccc']);
+    await again.wal.close();
+  });
+
+  test('after markLoaded a restart recovers only what follows, and fully loaded segments are deleted', async () => {
+    const dir = freshDir();
+    const { wal } = open(dir, { segmentBytes: 64 });
+    const positions = [];
+    for (let i = 0; i < 6; i++) positions.push(await wal.append(Buffer.from(`record-${i}-${'x'.repeat(30)}`)));
+    expect(new Set(positions.map((p) => p.segment)).size).toBeGreaterThan(2);
+    wal.markLoaded(positions[3]!);
+    expect(segments(dir).map((f) => Number(f.slice(0, 16)))).not.toContain(positions[0]!.segment);
+    await wal.close();
+    const again = open(dir);
+    expect(again.recovered.map((r) => text(r.payload).slice(0, 8))).toEqual(['record-4', 'record-5']);
+    await again.wal.close();
+  });
+
+  test('a last segment cut mid-record keeps the intact records before the cut, reports what it dropped, and is cut back', async () => {
+    const dir = freshDir();
+    const { wal } = open(dir);
+    for (const p of ['first', 'second', 'third']) await wal.append(Buffer.from(p));
+    await wal.close();
+    const [file] = segments(dir);
+    const path = join(dir, file!);
+    // The third record's header (8 bytes) and 2 of its 5 payload bytes survive the "crash".
+    truncateSync(path, 13 + 14 + 8 + 2);
+    const { log, entries } = recordingLogger();
+    const again = open(dir, {}, log);
+    expect(again.recovered.map((r) => text(r.payload))).toEqual(['first', 'second']);
+    const report = entries.find((e) => e.level === 'error')!;
+    expect(report.msg).toContain('damaged record');
+    expect(report).toMatchObject({ keptRecords: 2, droppedBytes: 10 });
+    expect(String(report.damage)).toContain('cut short');
+    expect(statSync(path).size).toBe(27);
+    await again.wal.close();
+  });
+
+  test('a record whose bytes changed fails its checksum: it and what follows are dropped, what precedes is kept', async () => {
+    const dir = freshDir();
+    const { wal } = open(dir);
+    for (const p of ['one', 'two', 'six']) await wal.append(Buffer.from(p));
+    await wal.close();
+    const path = join(dir, segments(dir)[0]!);
+    const bytes = Bun.file(path);
+    const data = new Uint8Array(await bytes.arrayBuffer());
+    data[11 + 8 + 1] = data[11 + 8 + 1]! ^ 0xff; // a payload byte of the second record
+    writeFileSync(path, data);
+    const { log, entries } = recordingLogger();
+    const again = open(dir, {}, log);
+    expect(again.recovered.map((r) => text(r.payload))).toEqual(['one']);
+    expect(String(entries.find((e) => e.level === 'error')!.damage)).toContain('checksum');
+    await again.wal.close();
+  });
+
+  test('a second process on the same directory is refused while the first lives', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    const other = Bun.spawn(['sleep', '30']);
+    writeFileSync(join(dir, 'lock'), String(other.pid));
+    try {
+      expect(() => open(dir)).toThrow(`in use by process ${other.pid}`);
+    } finally {
+      other.kill();
+      await other.exited;
+    }
+    // Once that process is gone its lock is stale, and taken over.
+    const { wal } = open(dir);
+    await wal.close();
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+  });
+});
+
+/** A small tmpfs, when this process may mount one (root in a container usually may). */
+function mountSmallDisk(dir: string, bytes: number): boolean {
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('WriteAheadLog on a full disk', () => {
+  const disk = join(root, 'small-disk');
+  const mounted = mountSmallDisk(disk, 256 * 1024);
+  afterAll(() => {
+    if (mounted) execFileSync('umount', [disk]);
+  });
+
+  test.skipIf(!mounted)('a write that does not fit fails whole (nothing of it kept), and appends work again once space returns', async () => {
+    const dir = join(disk, 'log');
+    const { wal } = open(dir, { fsync: true, segmentBytes: 1024 * 1024 });
+    const kept = await wal.append(Buffer.from('kept'));
+    const filler = join(disk, 'filler');
+    // Fill the disk but for a few KiB.
+    writeFileSync(filler, Buffer.alloc(256 * 1024 - 16 * 1024));
+    const big = Buffer.alloc(64 * 1024, 7);
+    const failure = await wal.append(big).catch((err) => err);
+    expect(failure).toBeInstanceOf(LogWriteError);
+    expect((failure as LogWriteError).code).toBe('ENOSPC');
+    expect(wal.bytes).toBe(kept.length);
+    rmSync(filler);
+    const after = await wal.append(Buffer.from('after'));
+    expect(after.offset).toBe(kept.length);
+    await wal.close();
+    const again = open(dir);
+    expect(again.recovered.map((r) => text(r.payload))).toEqual(['kept', 'after']);
+    await again.wal.close();
+  });
+});
