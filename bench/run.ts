@@ -15,7 +15,7 @@ import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
 import { eventsBody, trackCallBody } from './lib/event-mix';
 import { atRate, generator, maxRate, type LoadRequest, type LoadResult } from './lib/load';
-import { committedInserts, KEYS, ROOT, runScript, sampleRss, startBareServer, startService, worktreeOf, type Running } from './lib/processes';
+import { commitOf, committedInserts, exitOnSignal, KEYS, ROOT, runScript, sampleRss, startBareServer, startService, worktreeOf, type Running } from './lib/processes';
 import { median, mib, ms, percentile, rate, slope } from './lib/stats';
 
 const args = process.argv.slice(2);
@@ -23,6 +23,8 @@ const smoke = args.includes('--smoke');
 const beforeFlag = args.findIndex((a) => a === '--before' || a.startsWith('--before='));
 const beforeRef = beforeFlag < 0 ? undefined : args[beforeFlag]!.startsWith('--before=') ? args[beforeFlag]!.slice('--before='.length) : args[beforeFlag + 1];
 if (beforeFlag >= 0 && (!beforeRef || beforeRef.startsWith('--'))) throw new Error('--before needs a git ref, such as --before 07fa903');
+// Resolved now, so that a mistyped ref fails at once rather than after the baselines.
+const beforeCommit = beforeRef ? commitOf(beforeRef) : undefined;
 const PLAN = smoke
   ? { loadSeconds: 2, sustainSeconds: 4, warmSeconds: 1, sizes: [10_000, 20_000], iterations: 5 }
   : // 30 s of warm-up: the engine's caches fill during the first ~40 s of ingest.
@@ -59,6 +61,8 @@ const track = (url: string): LoadRequest => ({
 const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}`;
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
+const removeWorkDir = () => rmSync(workDir, { recursive: true, force: true });
+process.on('exit', removeWorkDir).on('SIGINT', exitOnSignal).on('SIGTERM', exitOnSignal);
 const dataDir = join(workDir, 'data');
 const started = Date.now();
 console.error(`benchmark${smoke ? ' (smoke)' : ''}: load from ${generator}, data in ${workDir}`);
@@ -113,13 +117,14 @@ try {
   const parts = await onFreshService(singleWithParts);
   const single = done(`service, POST /events, 1 event, ${CONNECTIONS} connections`, parts.load);
   let before: { ref: string; commit: string; parts: typeof parts } | undefined;
-  if (beforeRef) {
-    const tree = worktreeOf(beforeRef, join(workDir, 'before'));
+  if (beforeRef && beforeCommit) {
+    const treeDir = join(workDir, 'before');
+    const tree = worktreeOf(beforeCommit, treeDir);
     try {
-      console.error(`    the service of ${beforeRef} (${tree.commit}), in a temporary worktree:`);
-      const partsThen = await onFreshService(singleWithParts, join(workDir, 'before'));
+      console.error(`    the service of ${beforeRef} (${beforeCommit}), in a temporary worktree:`);
+      const partsThen = await onFreshService(singleWithParts, treeDir);
       done(`service of ${beforeRef}, POST /events, 1 event, ${CONNECTIONS} connections`, partsThen.load);
-      before = { ref: beforeRef, commit: tree.commit, parts: partsThen };
+      before = { ref: beforeRef, commit: beforeCommit, parts: partsThen };
     } finally {
       tree.remove();
     }
@@ -298,7 +303,7 @@ try {
   await sandbox.close();
   await svc.stop();
 } finally {
-  rmSync(workDir, { recursive: true, force: true });
+  removeWorkDir();
 }
 
 const cpu = cpus();

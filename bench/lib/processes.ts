@@ -72,34 +72,47 @@ export async function committedInserts(url: string): Promise<number> {
   return count;
 }
 
+/** For cleanups on 'exit': an interrupt ends the process through them. */
+export const exitOnSignal = () => process.exit(130);
+
+function git(...args: string[]): string {
+  const out = Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+  if (out.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${out.stderr.toString().trim()}`);
+  return out.stdout.toString().trim();
+}
+
+/** The abbreviated commit `ref` names in this repository; throws when it names none. */
+export const commitOf = (ref: string): string => git('rev-parse', '--short', `${ref}^{commit}`);
+
 /**
- * A temporary detached worktree of `ref` at `dir` (with this checkout's node_modules linked in),
- * for running another commit's service beside this one's; `remove()` takes it away again.
+ * A temporary detached worktree of `commit` at `dir` (with this checkout's node_modules linked
+ * in), for running another commit's service beside this one's; `remove()` takes it away again,
+ * as does the process's exit or an interrupt (Ctrl-C, SIGTERM) before then.
  */
-export function worktreeOf(ref: string, dir: string): { commit: string; remove(): void } {
-  const git = (...args: string[]) => {
-    const out = Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
-    if (out.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${out.stderr.toString().trim()}`);
-    return out.stdout.toString().trim();
-  };
-  const commit = git('rev-parse', '--short', `${ref}^{commit}`);
+export function worktreeOf(commit: string, dir: string): { remove(): void } {
   git('worktree', 'add', '--detach', dir, commit);
   const modules = join(dir, 'node_modules');
   const remove = () => {
+    process.off('exit', remove).off('SIGINT', exitOnSignal).off('SIGTERM', exitOnSignal);
     try {
       unlinkSync(modules); // the link only, never what it points to
     } catch {
       // not made
     }
-    git('worktree', 'remove', '--force', dir);
+    try {
+      git('worktree', 'remove', '--force', dir);
+    } catch {
+      git('worktree', 'prune'); // its directory is gone already
+    }
   };
+  process.on('exit', remove).on('SIGINT', exitOnSignal).on('SIGTERM', exitOnSignal);
   try {
     symlinkSync(realpathSync(join(ROOT, 'node_modules')), modules);
   } catch (err) {
     remove();
     throw err;
   }
-  return { commit, remove };
+  return { remove };
 }
 
 /** Runs a bench script to its end and answers what it printed last, as JSON. */
