@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: measures the service against baselines taken in the same run on the same
  * machine, and prints one table (Markdown). `--smoke` runs every step briefly on little data, so
- * CI keeps the scripts working; its figures mean nothing.
+ * CI keeps the scripts working; its figures mean nothing. `--before <git-ref>` also runs the
+ * single-event phase on the service of that commit (a temporary worktree) and prints the parts
+ * per second the engine creates before and after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -11,17 +13,25 @@ import { listingStatements } from '../src/events/list-events';
 import type { ListEventsQuery } from '../src/events/model';
 import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
-import { eventsBody } from './lib/event-mix';
+import { eventsBody, trackCallBody } from './lib/event-mix';
 import { atRate, generator, maxRate, type LoadRequest, type LoadResult } from './lib/load';
-import { KEYS, ROOT, runScript, sampleRss, startBareServer, startService, type Running } from './lib/processes';
+import { commitOf, committedInserts, exitOnSignal, KEYS, ROOT, runScript, sampleRss, startBareServer, startService, worktreeOf, type Running } from './lib/processes';
 import { median, mib, ms, percentile, rate, slope } from './lib/stats';
 
-const smoke = process.argv.includes('--smoke');
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const beforeFlag = args.findIndex((a) => a === '--before' || a.startsWith('--before='));
+const beforeRef = beforeFlag < 0 ? undefined : args[beforeFlag]!.startsWith('--before=') ? args[beforeFlag]!.slice('--before='.length) : args[beforeFlag + 1];
+if (beforeFlag >= 0 && (!beforeRef || beforeRef.startsWith('--'))) throw new Error('--before needs a git ref, such as --before 07fa903');
+// Resolved now, so that a mistyped ref fails at once rather than after the baselines.
+const beforeCommit = beforeRef ? commitOf(beforeRef) : undefined;
 const PLAN = smoke
   ? { loadSeconds: 2, sustainSeconds: 4, warmSeconds: 1, sizes: [10_000, 20_000], iterations: 5 }
   : // 30 s of warm-up: the engine's caches fill during the first ~40 s of ingest.
     { loadSeconds: 15, sustainSeconds: 60, warmSeconds: 30, sizes: [1_000_000, 10_000_000], iterations: 60 };
 const CONNECTIONS = 64;
+/** Many clients at once: what a public collection endpoint sees. */
+const WIDE = 512;
 const BATCH = 100;
 
 const rows: Array<[string, string, string, string, string]> = [];
@@ -42,9 +52,17 @@ const ingest = (url: string, events: number): LoadRequest => ({
   body: eventsBody(events),
   headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.public}` },
 });
+const track = (url: string): LoadRequest => ({
+  url: `${url}/v1/track`,
+  body: trackCallBody(),
+  // As Segment's SDKs send it: HTTP Basic, the write key as the user name.
+  headers: { 'content-type': 'application/json', authorization: `Basic ${btoa(`${KEYS.public}:`)}` },
+});
 const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}`;
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
+const removeWorkDir = () => rmSync(workDir, { recursive: true, force: true });
+process.on('exit', removeWorkDir).on('SIGINT', exitOnSignal).on('SIGTERM', exitOnSignal);
 const dataDir = join(workDir, 'data');
 const started = Date.now();
 console.error(`benchmark${smoke ? ' (smoke)' : ''}: load from ${generator}, data in ${workDir}`);
@@ -52,8 +70,15 @@ console.error(`benchmark${smoke ? ' (smoke)' : ''}: load from ${generator}, data
 try {
   // Baselines first, each alone on the machine.
   console.error('baselines');
+  const done = <T extends LoadResult>(what: string, r: T): T => {
+    console.error(`    ${what}: ${rate(r.okPerSecond)}, ${latency(r)}`);
+    return r;
+  };
   const bare = await startBareServer(await freePort());
-  const bareSingle = await maxRate(ingest(bare.url, 1), CONNECTIONS, PLAN.loadSeconds);
+  const bareSingle = done(`bare Bun, POST /events, 1 event, ${CONNECTIONS} connections`, await maxRate(ingest(bare.url, 1), CONNECTIONS, PLAN.loadSeconds));
+  const bareSingleWide = done(`bare Bun, POST /events, 1 event, ${WIDE} connections`, await maxRate(ingest(bare.url, 1), WIDE, PLAN.loadSeconds));
+  const bareTrack = done(`bare Bun, POST /v1/track, ${CONNECTIONS} connections`, await maxRate(track(bare.url), CONNECTIONS, PLAN.loadSeconds));
+  const bareTrackWide = done(`bare Bun, POST /v1/track, ${WIDE} connections`, await maxRate(track(bare.url), WIDE, PLAN.loadSeconds));
   await bare.stop();
   const rawInsert = (name: string, rows: number, concurrency: number) =>
     runScript<{ rowsPerSecond: number }>('bench/baselines/raw-insert.ts', [join(workDir, name), String(PLAN.loadSeconds), String(rows), String(concurrency)]);
@@ -64,26 +89,84 @@ try {
   // Ingestion, each phase on a fresh data directory, so none runs beside the last one's merges.
   console.error('ingestion');
   let phase = 0;
-  async function onFreshService<T>(work: (svc: Running) => Promise<T>): Promise<T> {
-    const svc = await startService(join(workDir, `ingest-${phase++}`), await freePort());
+  async function onFreshService<T>(work: (svc: Running) => Promise<T>, root = ROOT): Promise<T> {
+    const svc = await startService(join(workDir, `ingest-${phase++}`), await freePort(), {}, root);
     try {
       return await work(svc);
     } finally {
       await svc.stop();
     }
   }
+  /** Single events at `CONNECTIONS`, with the inserts (= new parts) the service commits meanwhile, from its /metrics. */
+  async function singleWithParts(svc: Running) {
+    const before = await committedInserts(svc.url);
+    const t0 = performance.now();
+    const load = await maxRate(ingest(svc.url, 1), CONNECTIONS, PLAN.loadSeconds);
+    const inserts = (await committedInserts(svc.url)) - before;
+    const seconds = (performance.now() - t0) / 1000;
+    console.error(`    inserts committed (= new parts): ${inserts} in ${seconds.toFixed(1)} s`);
+    return { load, inserts, seconds, partsPerSecond: inserts / seconds };
+  }
   const { batched, rssSamples } = await onFreshService(async (svc) => {
     await maxRate(ingest(svc.url, BATCH), CONNECTIONS, PLAN.warmSeconds);
     const rss = sampleRss(svc.proc.pid);
     return { batched: await maxRate(ingest(svc.url, BATCH), CONNECTIONS, PLAN.sustainSeconds), rssSamples: rss.stop() };
   });
-  const single = await onFreshService((svc) => maxRate(ingest(svc.url, 1), CONNECTIONS, PLAN.loadSeconds));
+  console.error(`    batched, ${BATCH} events/request: ${rate(batched.okPerSecond * BATCH)} events, ${latency(batched)}`);
+  const singleWide = done(`service, POST /events, 1 event, ${WIDE} connections`, await onFreshService((svc) => maxRate(ingest(svc.url, 1), WIDE, PLAN.loadSeconds)));
+  const parts = await onFreshService(singleWithParts);
+  const single = done(`service, POST /events, 1 event, ${CONNECTIONS} connections`, parts.load);
+  let before: { ref: string; commit: string; parts: typeof parts } | undefined;
+  if (beforeRef && beforeCommit) {
+    const treeDir = join(workDir, 'before');
+    const tree = worktreeOf(beforeCommit, treeDir);
+    try {
+      console.error(`    the service of ${beforeRef} (${beforeCommit}), in a temporary worktree:`);
+      const partsThen = await onFreshService(singleWithParts, treeDir);
+      done(`service of ${beforeRef}, POST /events, 1 event, ${CONNECTIONS} connections`, partsThen.load);
+      before = { ref: beforeRef, commit: beforeCommit, parts: partsThen };
+    } finally {
+      tree.remove();
+    }
+  }
+  const trackWide = done(`service, POST /v1/track, ${WIDE} connections`, await onFreshService((svc) => maxRate(track(svc.url), WIDE, PLAN.loadSeconds)));
+  const trackSingle = done(`service, POST /v1/track, ${CONNECTIONS} connections`, await onFreshService((svc) => maxRate(track(svc.url), CONNECTIONS, PLAN.loadSeconds)));
   const batchedHalf = await onFreshService((svc) => atRate(ingest(svc.url, BATCH), batched.okPerSecond / 2, PLAN.loadSeconds));
   const singleHalf = await onFreshService((svc) => atRate(ingest(svc.url, 1), single.okPerSecond / 2, PLAN.loadSeconds));
 
   const batchedEvents = batched.okPerSecond * BATCH;
-  row(`Ingest, batched: ${BATCH} events/request, ${CONNECTIONS} connections (events/s)`, rate(batchedEvents), `${rate(raw.rowsPerSecond)} raw engine, 5,000-row inserts`, (batchedEvents / raw.rowsPerSecond).toFixed(2), '≥ 0.50');
-  row(`Ingest, single events, ${CONNECTIONS} connections (requests/s)`, rate(single.okPerSecond), `${rate(bareSingle.okPerSecond)} bare Bun server`, (single.okPerSecond / bareSingle.okPerSecond).toFixed(2), '≥ 0.20');
+  const mark = (ok: boolean) => (ok ? '✓' : '✗');
+  const atLeast = (ratio: number, target: number) => `≥ ${target.toFixed(2)} ${mark(ratio >= target)}`;
+  const batchedRatio = batchedEvents / raw.rowsPerSecond;
+  row(`Ingest, batched: ${BATCH} events/request, ${CONNECTIONS} connections (events/s)`, rate(batchedEvents), `${rate(raw.rowsPerSecond)} raw engine, 5,000-row inserts`, batchedRatio.toFixed(2), atLeast(batchedRatio, 0.7));
+  const againstBare = (what: string, connections: number, service: LoadResult, bareRun: LoadResult, p50Target: boolean) => {
+    const ratio = service.okPerSecond / bareRun.okPerSecond;
+    row(
+      `Ingest, single events: ${what}, ${connections} connections (requests/s${p50Target ? '; p50' : ''})`,
+      p50Target ? `${rate(service.okPerSecond)}; p50 ${ms(service.p50Ms)}` : rate(service.okPerSecond),
+      p50Target ? `${rate(bareRun.okPerSecond)}; p50 ${ms(bareRun.p50Ms)} bare Bun server` : `${rate(bareRun.okPerSecond)} bare Bun server`,
+      ratio.toFixed(2),
+      p50Target ? `p50 < 5 ms ${mark(service.p50Ms < 5)}` : atLeast(ratio, 0.5),
+    );
+  };
+  againstBare('POST /events, 1 event', WIDE, singleWide, bareSingleWide, false);
+  againstBare('POST /events, 1 event', CONNECTIONS, single, bareSingle, true);
+  againstBare('POST /v1/track, 1 call', WIDE, trackWide, bareTrackWide, false);
+  againstBare('POST /v1/track, 1 call', CONNECTIONS, trackSingle, bareTrack, true);
+  const perSecond = (n: number) => (Number.isNaN(n) ? 'n/a (no analytics_ingest_flush_rows in /metrics)' : `${n.toFixed(1)}/s`);
+  const partsLabel = `Parts created per second under single-event load (POST /events, 1 event, ${CONNECTIONS} connections): committed inserts/s, analytics_ingest_flush_rows_count in /metrics; each insert writes one new part per partition it touches`;
+  if (before) {
+    const ratio = parts.partsPerSecond / before.parts.partsPerSecond;
+    row(
+      partsLabel,
+      `after: ${perSecond(parts.partsPerSecond)} (${parts.inserts} in ${parts.seconds.toFixed(1)} s, at ${rate(single.okPerSecond)})`,
+      `before (${before.ref}${before.commit.startsWith(before.ref) ? '' : `, ${before.commit}`}): ${perSecond(before.parts.partsPerSecond)} (${before.parts.inserts} in ${before.parts.seconds.toFixed(1)} s, at ${rate(before.parts.load.okPerSecond)})`,
+      Number.isFinite(ratio) ? `${ratio.toFixed(3)} after/before` : 'n/a',
+      `≤ 0.10 (an order of magnitude fewer) ${Number.isFinite(ratio) ? mark(ratio <= 0.1) : ''}`.trim(),
+    );
+  } else {
+    row(partsLabel, `${perSecond(parts.partsPerSecond)} (${parts.inserts} in ${parts.seconds.toFixed(1)} s)`, '', '', '(--before <git-ref> to compare with a commit)');
+  }
   row(
     `Ingest, single events, against what the engine can commit (requests/s)`,
     rate(single.okPerSecond),
@@ -93,8 +176,11 @@ try {
   );
   row('POST /events latency, batched, at the maximum rate', latency(batched));
   row(`POST /events latency, batched, at half (${rate(batched.okPerSecond / 2)})`, latency(batchedHalf));
-  row('POST /events latency, single, at the maximum rate', latency(single));
+  row(`POST /events latency, single, at the maximum rate, ${CONNECTIONS} connections`, latency(single));
+  row(`POST /events latency, single, at the maximum rate, ${WIDE} connections`, latency(singleWide));
   row(`POST /events latency, single, at half (${rate(single.okPerSecond / 2)})`, latency(singleHalf));
+  row(`POST /v1/track latency, at the maximum rate, ${CONNECTIONS} connections`, latency(trackSingle));
+  row(`POST /v1/track latency, at the maximum rate, ${WIDE} connections`, latency(trackWide));
   // RSS rises while the engine's caches fill, then saws up and down with garbage collection and
   // merges: the trend over the second half (least squares, one sample a second) says whether it grows.
   const lastHalf = rssSamples.slice(Math.floor(rssSamples.length / 2));
@@ -217,7 +303,7 @@ try {
   await sandbox.close();
   await svc.stop();
 } finally {
-  rmSync(workDir, { recursive: true, force: true });
+  removeWorkDir();
 }
 
 const cpu = cpus();

@@ -1,5 +1,5 @@
 import type { Subprocess } from 'bun';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 
@@ -27,10 +27,10 @@ async function waitUntilUp(url: string, proc: Subprocess): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-async function start(args: string[], env: Record<string, string>, port: number, path = '/'): Promise<Running> {
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
+async function start(args: string[], env: Record<string, string>, port: number, cwd = ROOT): Promise<Running> {
+  const proc = Bun.spawn([process.execPath, ...args], { cwd, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(url + path, proc);
+  await waitUntilUp(url + '/', proc);
   return {
     url,
     proc,
@@ -41,15 +41,78 @@ async function start(args: string[], env: Record<string, string>, port: number, 
   };
 }
 
-/** The service as users run it (`npm start`: `bun src/main.ts` with its engine threads, settings from .env.defaults), on `dataDir`. */
-export function startService(dataDir: string, port: number, env: Record<string, string> = {}): Promise<Running> {
+/**
+ * The service as users run it (`npm start`: `bun src/main.ts` with its engine threads, settings
+ * from .env.defaults), on `dataDir`; from `root`, this checkout unless another is given (another
+ * commit's worktree, for a before-and-after comparison).
+ */
+export function startService(dataDir: string, port: number, env: Record<string, string> = {}, root = ROOT): Promise<Running> {
   const settings = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private };
-  return start(['src/main.ts'], { ...settings, UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...env }, port);
+  return start(['src/main.ts'], { ...settings, UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...env }, port, root);
 }
 
-/** A bare Bun server that parses the same request and answers 201. */
+/** A bare Bun server that parses the same request and answers as the service does (201 for /events, 200 for /v1/track). */
 export function startBareServer(port: number): Promise<Running> {
   return start(['bench/baselines/bare-server.ts'], { PORT: String(port) }, port);
+}
+
+/**
+ * Inserts the service has committed so far: the count of its `analytics_ingest_flush_rows`
+ * histogram on `GET /metrics` (admin key). Each insert writes one new part per partition it
+ * touches, so its rate is the rate at which the engine creates parts. NaN when the service has no
+ * such metric (a commit older than it).
+ */
+export async function committedInserts(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${KEYS.private}` } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`GET /metrics: ${res.status}: ${text.slice(0, 300)}`);
+  if (!text.includes('analytics_ingest_flush_rows')) return NaN;
+  let count = 0;
+  for (const m of text.matchAll(/^analytics_ingest_flush_rows_count(?:\{[^}]*\})? (\S+)$/gm)) count += Number(m[1]);
+  return count;
+}
+
+/** For cleanups on 'exit': an interrupt ends the process through them. */
+export const exitOnSignal = () => process.exit(130);
+
+function git(...args: string[]): string {
+  const out = Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+  if (out.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${out.stderr.toString().trim()}`);
+  return out.stdout.toString().trim();
+}
+
+/** The abbreviated commit `ref` names in this repository; throws when it names none. */
+export const commitOf = (ref: string): string => git('rev-parse', '--short', `${ref}^{commit}`);
+
+/**
+ * A temporary detached worktree of `commit` at `dir` (with this checkout's node_modules linked
+ * in), for running another commit's service beside this one's; `remove()` takes it away again,
+ * as does the process's exit or an interrupt (Ctrl-C, SIGTERM) before then.
+ */
+export function worktreeOf(commit: string, dir: string): { remove(): void } {
+  git('worktree', 'add', '--detach', dir, commit);
+  const modules = join(dir, 'node_modules');
+  const remove = () => {
+    process.off('exit', remove).off('SIGINT', exitOnSignal).off('SIGTERM', exitOnSignal);
+    try {
+      unlinkSync(modules); // the link only, never what it points to
+    } catch {
+      // not made
+    }
+    try {
+      git('worktree', 'remove', '--force', dir);
+    } catch {
+      git('worktree', 'prune'); // its directory is gone already
+    }
+  };
+  process.on('exit', remove).on('SIGINT', exitOnSignal).on('SIGTERM', exitOnSignal);
+  try {
+    symlinkSync(realpathSync(join(ROOT, 'node_modules')), modules);
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { remove };
 }
 
 /** Runs a bench script to its end and answers what it printed last, as JSON. */
