@@ -29,7 +29,7 @@ import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-time
 import { jsonBody } from './http/json-body';
 import { openApi } from './http/openapi';
 import { bodyBudget, type ByteBudget } from './http/body-budget';
-import { rateLimit } from './http/rate-limit';
+import { rateLimit, RateLimiter } from './http/rate-limit';
 import { requestLog } from './http/request-log';
 import { securityHeaders } from './http/security-headers';
 import type { Rate } from './http/token-buckets';
@@ -75,6 +75,18 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
 export function createApp(deps: AppDeps) {
   const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
   const assets = ConsoleAssets.load();
+  const limiter = new RateLimiter({
+    limits: {
+      collectPerKey: deps.rateLimitCollectPerKey,
+      collectPerAddress: deps.rateLimitCollectPerAddress,
+      readPerKey: deps.rateLimitReadPerKey,
+      readPerAddress: deps.rateLimitReadPerAddress,
+      authFailuresPerAddress: deps.rateLimitAuthFailuresPerAddress,
+    },
+    collectionPaths,
+    trustedProxies: deps.trustedProxies,
+    onLimited: deps.metrics.rateLimited,
+  });
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
   const app = new Elysia({ normalize: false })
     .use(requestLog(deps.log, deps.metrics.requestAnswered))
@@ -82,19 +94,7 @@ export function createApp(deps: AppDeps) {
     .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
     .use(errorMapper(deps.log))
-    .use(
-      rateLimit({
-        limits: {
-          collectPerKey: deps.rateLimitCollectPerKey,
-          collectPerAddress: deps.rateLimitCollectPerAddress,
-          readPerKey: deps.rateLimitReadPerKey,
-          readPerAddress: deps.rateLimitReadPerAddress,
-          authFailuresPerAddress: deps.rateLimitAuthFailuresPerAddress,
-        },
-        trustedProxies: deps.trustedProxies,
-        onLimited: deps.metrics.rateLimited,
-      }),
-    )
+    .use(rateLimit(limiter))
     .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi(assets))
     // Before the JSON body reader: it streams its body itself.

@@ -18,6 +18,8 @@ export const EVENT_COLUMNS = ['uuid', 'type', ...TEXT_FIELDS, ...OBJECT_FIELDS, 
 export interface AcceptedEvent {
   event: Event;
   json: string;
+  /** `event.parsedAt`, as a number. */
+  parsedAt: Micros;
 }
 
 /**
@@ -40,7 +42,7 @@ export function acceptEvent(dto: EventInput, parsedAt: Micros, database: string)
   const parsedAtIso = toIsoString(parsedAt);
   event.timestamp = timestamp === parsedAt ? parsedAtIso : toIsoString(timestamp);
   event.parsedAt = parsedAtIso;
-  return { event: event as Event, json: JSON.stringify(event) };
+  return { event: event as Event, json: JSON.stringify(event), parsedAt };
 }
 
 /** SQL for a DateTime64(6) as the API writes it: ISO 8601 in UTC, milliseconds unless finer. */

@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import { RETRY_AFTER_SECONDS, unavailable, type AnswersAsProblem } from '../http/problem';
 import { StorageQueryError, identifier, type Storage } from '../storage/storage';
 import { LogWriteError, WriteAheadLog, type LogPosition } from '../storage/wal/write-ahead-log';
-import { parseIsoDateTime, toEngineDateTime, type Micros } from '../timestamps';
+import { toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
 import { decodeEventsRecord, encodeEventsRecord } from './log-records';
@@ -198,7 +198,7 @@ export class IngestBuffer {
     const suppressed = events.length - kept.length;
     if (kept.length === 0) return { stored: 0, suppressed };
     const submission = this.nextSubmission++;
-    this.unsettled.set(submission, parseIsoDateTime(kept[0]!.event.parsedAt)!);
+    this.unsettled.set(submission, kept[0]!.parsedAt);
     const work = this.logSubmission(submission, database, kept);
     this.inFlight.add(work);
     const forget = () => void this.inFlight.delete(work);
@@ -415,10 +415,10 @@ export class IngestBuffer {
       try {
         for (let i = 0; i < group.length; i += REPLAY_CHECK_CHUNK) {
           const chunk = group.slice(i, i + REPLAY_CHECK_CHUNK);
-          const from = chunk.reduce((min, r) => (r.events[0]!.event.parsedAt < min ? r.events[0]!.event.parsedAt : min), chunk[0]!.events[0]!.event.parsedAt);
+          const from = chunk.reduce((min, r) => (r.events[0]!.parsedAt < min ? r.events[0]!.parsedAt : min), chunk[0]!.events[0]!.parsedAt);
           const uuids = await this.storage.queryLines(
             `SELECT DISTINCT toString(uuid) FROM ${identifier(database)}.events WHERE parsedAt >= {from:DateTime64(6, 'UTC')} AND toString(uuid) IN {uuids:Array(String)}`,
-            { from: toEngineDateTime(parseIsoDateTime(from)!), uuids: chunk.map((r) => r.events[0]!.event.uuid) },
+            { from: toEngineDateTime(from), uuids: chunk.map((r) => r.events[0]!.event.uuid) },
             'write',
           );
           for (const uuid of uuids) held.add(uuid);
@@ -432,7 +432,7 @@ export class IngestBuffer {
     for (const r of records) {
       if (gone.has(r.database) || held.has(r.events[0]!.event.uuid)) continue;
       const entry = this.enqueue(this.nextSubmission, r.database, r.events);
-      this.unsettled.set(this.nextSubmission++, parseIsoDateTime(r.events[0]!.event.parsedAt)!);
+      this.unsettled.set(this.nextSubmission++, r.events[0]!.parsedAt);
       entry.state = 'logged';
       entry.position = r.position;
       entry.loggedAt = Date.now();

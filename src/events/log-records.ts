@@ -1,4 +1,5 @@
 import { parseJsonLossless } from '../lossless-json';
+import { parseIsoDateTime } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import type { Event } from './model';
 
@@ -18,5 +19,11 @@ export interface EventsRecord {
 
 export function decodeEventsRecord(payload: Uint8Array): EventsRecord {
   const [database, ...lines] = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8').split('\n');
-  return { database: database!, events: lines.map((json) => ({ json, event: parseJsonLossless(json) as Event })) };
+  return {
+    database: database!,
+    events: lines.map((json) => {
+      const event = parseJsonLossless(json) as Event;
+      return { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! };
+    }),
+  };
 }

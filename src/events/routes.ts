@@ -68,7 +68,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
         transform: (ctx) => {
           // Before the key check and the decoding: shedding must cost next to nothing.
           deps.buffer.admit();
-          readRequest(ctx);
+          readRequest(ctx.request, ctx.body, (body) => (ctx.body = body as typeof ctx.body));
         },
         afterResponse: countRefusedEvents(deps.metrics, 201, 'events'),
         body: createEventsBody(deps.maxEventsPerRequest),

@@ -51,15 +51,19 @@ function checkOrigin(principal: Principal, origin: string | null): void {
 /**
  * The `transform` step of a collection route: finds the caller however it sent its key (a key in
  * a header is checked before the body is decoded), checks the page's origin against the
- * workspace's allowedOrigins, and decodes the body as the route reads it.
+ * workspace's allowedOrigins, and hands the body decoded as the route reads it to `setBody`
+ * (before the origin check, so that a refusal's events are counted). It takes the request and
+ * body, not Elysia's context: a hook handed the whole context makes Elysia prepare all of it
+ * (cookies, query, a headers object) for every request of the route.
  */
 export function readCollectionRequest(store: WorkspaceStore, types: JsonTypes) {
-  return (ctx: { request: Request; body: unknown }) => {
-    const authorization = ctx.request.headers.get('authorization');
+  return (request: Request, rawBody: unknown, setBody: (body: unknown) => void): void => {
+    const authorization = request.headers.get('authorization');
     const fromHeader = authorization ? headerPrincipal(store, authorization) : undefined;
-    ctx.body = decodeBody(ctx.body, types);
+    const body = decodeBody(rawBody, types);
+    setBody(body);
     // Remembered before the origin check, so that its refusal is counted for the workspace.
-    const principal = rememberPrincipal(ctx.request, fromHeader ?? writeKeyPrincipal(store, ctx.body, ctx.request.url));
-    checkOrigin(principal, ctx.request.headers.get('origin'));
+    const principal = rememberPrincipal(request, fromHeader ?? writeKeyPrincipal(store, body, request.url));
+    checkOrigin(principal, request.headers.get('origin'));
   };
 }

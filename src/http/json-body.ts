@@ -101,6 +101,10 @@ function nestedDeeperThan(text: string, max: number): boolean {
  * held in memory past it. The transport admits larger bodies for the streamed routes.
  */
 async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+  // With a Content-Length within the limit, the runtime reads it whole: far cheaper per request
+  // than a stream reader (single-event requests spent a sixth of their time in one).
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) < limit) return new Uint8Array(await request.arrayBuffer());
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of request.body ?? []) {

@@ -48,7 +48,7 @@ function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
     if (ctx.body instanceof RawBody && bytes > maxBytes) {
       throw invalidInput(`the body is ${bytes} bytes; the limit of this route is ${maxBytes}`, [{ pointer: '', detail: 'too large' }]);
     }
-    readRequest(ctx);
+    readRequest(ctx.request, ctx.body, (body) => (ctx.body = body));
   };
 }
 

@@ -16,6 +16,9 @@ export interface KeyRecord {
   kind: 'public' | 'private';
 }
 
+/** Keys whose hashes are remembered, at most. */
+const RECENT_HASHES = 10_000;
+
 /** The SHA-256 of a key, as stored and looked up. Keys themselves are never stored. */
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
@@ -33,15 +36,24 @@ export function generateKey(kind: 'public' | 'private'): string {
  */
 export class KeyRing {
   private readonly grants = new Map<string, { hash: Buffer; grant: KeyGrant }>();
+  /**
+   * Hashes of keys recently found, by key: a hash per request was a measurable share of a
+   * single-event request. Only keys that were found are kept, so guesses cannot fill it; a
+   * revoked key's hash no longer finds a grant.
+   */
+  private readonly recentHashes = new Map<string, Buffer>();
 
   add(hash: Buffer, grant: KeyGrant): void {
     this.grants.set(hash.toString('hex'), { hash, grant });
   }
 
   find(key: string): KeyGrant | undefined {
-    const hash = hashKey(key);
+    const hash = this.recentHashes.get(key) ?? hashKey(key);
     const entry = this.grants.get(hash.toString('hex'));
-    return entry && timingSafeEqual(entry.hash, hash) ? entry.grant : undefined;
+    if (!entry || !timingSafeEqual(entry.hash, hash)) return undefined;
+    if (this.recentHashes.size >= RECENT_HASHES) this.recentHashes.clear();
+    this.recentHashes.set(key, hash);
+    return entry.grant;
   }
 
   /** The keys bound to `workspaceId`, as stored. */
