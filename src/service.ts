@@ -52,7 +52,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     });
   }
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
-  const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
+  const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs, changePollMs: config.workspaceChangePollMs }, log);
   await store.start();
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
@@ -94,7 +94,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     {
       metaDatabase: config.metaDatabase,
       frontier: () => buffer.frontier(),
-      deliver: config.webhookDelivery,
+      mode: config.webhookDelivery,
+      leaseMs: config.webhookLeaseMs,
+      cluster: config.clickhouseCluster !== '',
       refreshMs: config.workspaceRefreshMs,
       delivery: {
         timeoutMs: config.webhookTimeoutMs,
@@ -116,6 +118,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     suppressions,
     metaDatabase: config.metaDatabase,
     onCluster: migrations.onCluster,
+    eventsTable: migrations.eventsTable,
     ingestSettled: () => buffer.whenSettled(),
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     refreshMs: config.workspaceRefreshMs,

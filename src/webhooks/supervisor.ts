@@ -1,4 +1,6 @@
 import { Actor } from '../actors/actor';
+import type { WebhookDeliveryMode } from '../config';
+import { Lease } from '../coordination/lease';
 import type { Event } from '../events/model';
 import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../timestamps';
 import { pageWindow } from '../http/pagination';
@@ -20,8 +22,15 @@ export interface WebhookSupervisorOptions {
   metaDatabase: string;
   /** parsedAt of the oldest event still being inserted (the ingest buffer's frontier). */
   frontier(): Micros | undefined;
-  /** Whether this process delivers; with several processes on one ClickHouse, one of them. */
-  deliver: boolean;
+  /**
+   * Whether this process delivers: `on`, `off`, or `auto`: on a server, the process holding the
+   * delivery lease (one of those sharing it); with the embedded engine, this one.
+   */
+  mode: WebhookDeliveryMode;
+  /** The delivery lease's length (ms), in `auto` mode on a server. */
+  leaseMs: number;
+  /** The metadata is replicated over a cluster (the lease then reads and writes by quorum). */
+  cluster: boolean;
   /** How often webhooks are re-read, to see those made or deleted by other processes. */
   refreshMs: number;
   delivery: DeliverySettings;
@@ -37,6 +46,14 @@ const MAX_WEBHOOKS_PER_WORKSPACE = 100;
 const CURSOR_SAVE_MS = 1000;
 /** Webhook changes waiting, at most; beyond it callers get 503. */
 const MAILBOX_CAPACITY = 1000;
+/**
+ * With an elected owner several processes accept events, so the owner reads them from the table
+ * once they are this old (ms), unless WEBHOOK_SETTLE_MS says otherwise: above an insert's time
+ * plus the processes' clock skew.
+ */
+const SHARED_SETTLE_MS = 1000;
+/** The lease's name in the metadata database. */
+const DELIVERY_LEASE = 'webhook-delivery';
 /** The smallest UUID: a cursor at a moment, before every event accepted in it. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -57,6 +74,9 @@ export class WebhookSupervisor {
   private readonly records: WebhookRecords;
   private readonly versions = new MonotonicClock();
   private readonly timers: Array<ReturnType<typeof setInterval>> = [];
+  /** The delivery lease, when the owner is elected (`auto` on a server). */
+  private readonly lease: Lease | undefined;
+  private readonly delivery: WebhookSupervisorOptions['delivery'];
 
   constructor(
     private readonly storage: Storage,
@@ -68,9 +88,20 @@ export class WebhookSupervisor {
   ) {
     this.records = new WebhookRecords(storage, options.metaDatabase);
     store.onRemove((workspace) => this.removeWorkspace(workspace.workspaceId));
+    if (options.mode === 'auto' && storage.mode === 'server') {
+      this.lease = new Lease(storage, { metaDatabase: options.metaDatabase, name: DELIVERY_LEASE, leaseMs: options.leaseMs, cluster: options.cluster }, log);
+      this.lease.onChange((held) => (held ? void this.exclusive(() => this.reconcile()).catch((err) => log.warn('starting deliveries failed', { err })) : this.dropActors()));
+    }
+    this.delivery = this.lease && options.delivery.settleMs === 0 ? { ...options.delivery, settleMs: SHARED_SETTLE_MS } : options.delivery;
+  }
+
+  /** Whether this process delivers now: as configured, or while it holds the lease. */
+  private get delivering(): boolean {
+    return this.lease ? this.lease.holds() : this.options.mode !== 'off';
   }
 
   async start(): Promise<void> {
+    await this.lease?.start();
     await this.reconcile();
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => work().catch((err) => this.log.warn(`${what} failed`, { err })), ms);
@@ -78,7 +109,18 @@ export class WebhookSupervisor {
       this.timers.push(timer);
     };
     every(this.options.refreshMs, () => this.exclusive(() => this.reconcile()), 'webhook refresh');
-    if (this.options.deliver) every(CURSOR_SAVE_MS, () => this.saveCursors(), 'saving webhook cursors');
+    if (this.options.mode !== 'off') every(CURSOR_SAVE_MS, () => this.saveCursors(), 'saving webhook cursors');
+  }
+
+  /**
+   * The lease is lost: every actor stops sending at once (requests in flight are aborted), and
+   * no cursor of this process is saved any more, so the new owner's are never overwritten.
+   */
+  private dropActors(): void {
+    const actors = [...this.actors.values()];
+    this.actors.clear();
+    this.saved.clear();
+    for (const actor of actors) void actor.stop();
   }
 
   /** Stops the actors (an attempt in flight is sent again after a restart) and saves their cursors. */
@@ -88,6 +130,7 @@ export class WebhookSupervisor {
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     await this.saveCursors();
     this.actors.clear();
+    await this.lease?.stop();
   }
 
   /** Events just committed to `database`: each actor of that workspace takes what it wants. */
@@ -212,7 +255,7 @@ export class WebhookSupervisor {
    */
   private async reconcile(): Promise<void> {
     this.webhooks = new Map((await this.records.webhooks()).map((r) => [r.webhook.uuid, r]));
-    if (!this.options.deliver) return;
+    if (!this.delivering) return this.dropActors();
     for (const uuid of this.actors.keys()) {
       const record = this.webhooks.get(uuid);
       if (!record || !this.store.find(record.workspaceId)) await this.stopActor(uuid);
@@ -221,6 +264,8 @@ export class WebhookSupervisor {
     if (missing.length === 0) return;
     const cursors = await this.records.cursors();
     for (const cursor of cursors.values()) this.acceptance.advancePast(parseIsoDateTime(cursor.parsedAt)!);
+    // Another owner may have saved these cursors, by its own clock: this one's saves must win.
+    if (this.lease) this.versions.advancePast(await this.records.latestCursorVersion());
     for (const record of missing) {
       const cursor = cursors.get(record.webhook.uuid) ?? { parsedAt: toEngineDateTime(parseIsoDateTime(record.webhook.createdAt)!), uuid: NIL_UUID };
       this.saved.set(record.webhook.uuid, cursor);
@@ -230,7 +275,7 @@ export class WebhookSupervisor {
 
   private async startActor(record: WebhookRecord, cursor: Cursor): Promise<void> {
     const workspace = this.store.find(record.workspaceId);
-    if (!this.options.deliver || !workspace) return;
+    if (!this.delivering || !workspace) return;
     const parked = await this.records.retrying(record.webhook.uuid);
     const deps = {
       storage: this.storage,
@@ -240,8 +285,9 @@ export class WebhookSupervisor {
       egress: this.options.egress,
       frontier: this.options.frontier,
       onAttempt: this.options.onDeliveryAttempt,
+      ...(this.lease ? { mayDeliver: () => this.lease!.holds(), onCursorMoved: (c: Cursor) => this.saveCursor(record.webhook.uuid, c) } : {}),
     };
-    this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.options.delivery, deps));
+    this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.delivery, deps));
   }
 
   private async stopActor(uuid: string): Promise<void> {
@@ -251,8 +297,20 @@ export class WebhookSupervisor {
     await actor?.stop();
   }
 
+  /**
+   * Saves one actor's cursor right after its delivery (elected owner only): a process killed
+   * without warning then leaves at most the request in flight to be sent again, with the same
+   * webhook-id, rather than up to a second's worth of deliveries.
+   */
+  private async saveCursor(uuid: string, cursor: Cursor): Promise<void> {
+    if (!this.lease?.holds() || !this.actors.has(uuid)) return;
+    await this.records.saveCursors(new Map([[uuid, cursor]]), this.nextVersion());
+    if (this.actors.has(uuid)) this.saved.set(uuid, cursor);
+  }
+
   /** Saves, in one insert, the cursors that moved since they were last saved. */
   private async saveCursors(): Promise<void> {
+    if (this.lease && !this.lease.holds()) return;
     const moved = new Map<string, Cursor>();
     for (const [uuid, actor] of this.actors) {
       const last = this.saved.get(uuid);

@@ -1,0 +1,58 @@
+import type { Logger } from '../log';
+import { identifier, type Storage } from '../storage/storage';
+
+/**
+ * A change counter in the metadata database: a process that changes workspaces or keys inserts a
+ * row, every process reads the count every fraction of a second and re-reads the metadata only
+ * when it moved. Cheap to poll (a count over a table of the day's changes, kept by a TTL), so a
+ * change reaches the other processes within one poll interval plus one reload.
+ */
+export class ChangeCounter {
+  private readonly table: string;
+  private seen: string | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private polling = false;
+
+  constructor(
+    private readonly storage: Storage,
+    metaDatabase: string,
+    private readonly log: Logger,
+  ) {
+    this.table = `${identifier(metaDatabase)}.metadata_changes`;
+  }
+
+  /** Records a change (after its rows are written), for the other processes to notice. */
+  bump(version: number): Promise<void> {
+    return this.storage.command(`INSERT INTO ${this.table} (version) VALUES ({version:UInt64})`, { version });
+  }
+
+  /**
+   * Calls `changed` whenever the counter moved since the last look, every `intervalMs`. The count
+   * goes with the highest version: versions come from several processes' clocks, so a change
+   * may carry a lower version than one already seen, but it always adds a row.
+   */
+  watch(intervalMs: number, changed: () => Promise<void>): void {
+    const look = async () => {
+      if (this.polling) return;
+      this.polling = true;
+      try {
+        const [row] = await this.storage.query(`SELECT count() AS n, max(version) AS v FROM ${this.table}`, {}, 'read');
+        const now = `${row?.n}:${row?.v}`;
+        // Marked seen only once the re-read succeeded: a failed one is tried again at the next look.
+        if (this.seen !== undefined && now !== this.seen) await changed();
+        this.seen = now;
+      } catch (err) {
+        this.log.warn('reading the metadata change counter failed', { err });
+      } finally {
+        this.polling = false;
+      }
+    };
+    void look();
+    this.timer = setInterval(() => void look(), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
