@@ -35,6 +35,11 @@ describe('deploy/compose.cluster.yaml', () => {
           : node;
     const schema = withoutIds(composeSchema) as object;
     const ajv = new Ajv2019({ strict: false, allErrors: true });
+    // The Compose Specification's own formats, as compose reads them.
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
+    ajv.addFormat('ports', /^((\[?[\d.:a-f]*\]?:)?(\d+(-\d+)?:)?)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/i);
+    ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/i);
+    ajv.addFormat('subnet_ip_address', /^[\d.:a-f]+\/\d{1,3}$/i);
     const validate = ajv.compile(schema);
     const valid = validate(compose);
     expect(validate.errors ?? []).toEqual([]);
