@@ -1,6 +1,9 @@
 import type { Logger } from '../log';
 import { identifier, type Storage } from '../storage/storage';
 
+/** Looks at a move whose rows have not arrived yet, at most: then the full re-read takes over. */
+const MAX_MISSES = 20;
+
 /**
  * A change counter in the metadata database: a process that changes workspaces or keys inserts a
  * row, every process reads the count every fraction of a second and re-reads the metadata only
@@ -30,16 +33,27 @@ export class ChangeCounter {
    * Calls `changed` whenever the counter moved since the last look, every `intervalMs`. The count
    * goes with the highest version: versions come from several processes' clocks, so a change
    * may carry a lower version than one already seen, but it always adds a row.
+   *
+   * `changed` gets the highest version announced and answers whether the re-read covered it. On
+   * a cluster the counter's row can reach this node before the changed rows do (tables replicate
+   * independently): then the move is looked at again at the next look, a few times at most
+   * (the periodic full re-read covers the rest).
    */
-  watch(intervalMs: number, changed: () => Promise<void>): void {
+  watch(intervalMs: number, changed: (latestVersion: bigint) => Promise<boolean>): void {
+    let misses = 0;
     const look = async () => {
       if (this.polling) return;
       this.polling = true;
       try {
-        const [row] = await this.storage.query(`SELECT count() AS n, max(version) AS v FROM ${this.table}`, {}, 'read');
+        const [row] = await this.storage.query(`SELECT count() AS n, toString(max(version)) AS v FROM ${this.table}`, {}, 'read');
         const now = `${row?.n}:${row?.v}`;
-        // Marked seen only once the re-read succeeded: a failed one is tried again at the next look.
-        if (this.seen !== undefined && now !== this.seen) await changed();
+        // Marked seen only once the re-read succeeded and covered the change: otherwise it is
+        // tried again at the next look.
+        if (this.seen !== undefined && now !== this.seen) {
+          const covered = await changed(BigInt(String(row?.v ?? '0')));
+          if (!covered && ++misses < MAX_MISSES) return;
+        }
+        misses = 0;
         this.seen = now;
       } catch (err) {
         this.log.warn('reading the metadata change counter failed', { err });

@@ -94,7 +94,12 @@ export class WorkspaceStore {
     await this.dropOrphans();
     this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
     this.timer.unref();
-    if (this.shared && this.options.changePollMs) this.changes.watch(this.options.changePollMs, () => this.refresh());
+    if (this.shared && this.options.changePollMs) {
+      this.changes.watch(this.options.changePollMs, async (latest) => {
+        await this.refresh();
+        return (await this.records.latestVersion()) >= latest;
+      });
+    }
   }
 
   /** Tells the other processes that workspaces or keys changed; a failure only delays them to their full re-read. */
