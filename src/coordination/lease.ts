@@ -134,6 +134,9 @@ export class Lease {
       if (this.deadline > 0) this.lose(state.holder === this.holderId ? 'an earlier term is still live' : `term ${state.term} is held by ${state.holder}`);
       return;
     }
+    // Lapsed while this renewal was under way: tell the listeners it was lost before it is held
+    // again, so that whatever stopped at the lapse (a delivery actor) is started afresh.
+    if (!this.holds() && this.deadline > 0) this.lose('its lease lapsed during a renewal');
     const was = this.holds();
     this.deadline = sentAt + this.options.leaseMs * (1 - SAFETY_FRACTION);
     clearTimeout(this.deadlineTimer);
