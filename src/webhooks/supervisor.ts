@@ -88,6 +88,9 @@ export class WebhookSupervisor {
   ) {
     this.records = new WebhookRecords(storage, options.metaDatabase);
     store.onRemove((workspace) => this.removeWorkspace(workspace.workspaceId));
+    // A workspace made or deleted by another process (seen through the change counter): its
+    // webhooks' actors start or stop now rather than at the next webhook refresh.
+    store.onDatabasesChanged(() => void this.exclusive(() => this.reconcile()).catch((err) => log.warn('webhook refresh failed', { err })));
     if (options.mode === 'auto' && storage.mode === 'server') {
       this.lease = new Lease(storage, { metaDatabase: options.metaDatabase, name: DELIVERY_LEASE, leaseMs: options.leaseMs, cluster: options.cluster }, log);
       this.lease.onChange((held) => (held ? void this.exclusive(() => this.reconcile()).catch((err) => log.warn('starting deliveries failed', { err })) : this.dropActors()));
