@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('three processes over one ClickHouse server', () => {
-  test('the webhook owner is killed mid-stream: another takes over, every event is delivered once, in order', async () => {
+  test('the webhook owner is killed mid-stream: another takes over; every event is delivered, in order, none twice (but the request in flight at the kill, again with its webhook-id)', async () => {
     await eventually('one process holds the delivery lease', async () => owner() !== undefined, TAKEOVER_LIMIT_MS);
     const first = owner()!;
     const others = processes.filter((p) => p !== first);
