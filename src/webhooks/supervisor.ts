@@ -12,6 +12,7 @@ import type { Storage } from '../storage/storage';
 import type { Workspace } from '../workspaces/model';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { DeliveryActor, toDelivery, type AttemptVerdict, type DeliverySettings } from './delivery-actor';
+import { CursorBatcher } from './cursor-batcher';
 import { compareCursors } from './event-feed';
 import { WILDCARD, type CreatedWebhook, type Delivery, type DeliveryStatus, type TestDelivery, type Webhook, type WebhookInput } from './model';
 import { generateSecret } from './payload';
@@ -77,6 +78,7 @@ export class WebhookSupervisor {
   /** The delivery lease, when the owner is elected (`auto` on a server). */
   private readonly lease: Lease | undefined;
   private readonly delivery: WebhookSupervisorOptions['delivery'];
+  private readonly cursorBatcher = new CursorBatcher((cursors) => this.writeDeliveredCursors(cursors));
 
   constructor(
     private readonly storage: Storage,
@@ -307,8 +309,14 @@ export class WebhookSupervisor {
    */
   private async saveCursor(uuid: string, cursor: Cursor): Promise<void> {
     if (!this.lease?.holds() || !this.actors.has(uuid)) return;
-    await this.records.saveCursors(new Map([[uuid, cursor]]), this.nextVersion());
-    if (this.actors.has(uuid)) this.saved.set(uuid, cursor);
+    await this.cursorBatcher.save(uuid, cursor);
+  }
+
+  /** One insert of cursors saved right after their deliveries, while this process holds the lease. */
+  private async writeDeliveredCursors(cursors: ReadonlyMap<string, Cursor>): Promise<void> {
+    if (!this.lease?.holds()) return;
+    await this.records.saveCursors(cursors, this.nextVersion());
+    for (const [uuid, cursor] of cursors) if (this.actors.has(uuid)) this.saved.set(uuid, cursor);
   }
 
   /** Saves, in one insert, the cursors that moved since they were last saved. */
