@@ -98,6 +98,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       leaseMs: config.webhookLeaseMs,
       cluster: config.clickhouseCluster !== '',
       refreshMs: config.workspaceRefreshMs,
+      changePollMs: config.workspaceChangePollMs,
       delivery: {
         timeoutMs: config.webhookTimeoutMs,
         schedule: config.webhookRetrySchedule,

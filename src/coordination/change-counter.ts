@@ -4,10 +4,13 @@ import { identifier, type Storage } from '../storage/storage';
 /** Looks at a move whose rows have not arrived yet, at most: then the full re-read takes over. */
 const MAX_MISSES = 20;
 
+/** What a counter counts the changes of: each has its own readers. */
+export type ChangeScope = 'workspaces' | 'webhooks';
+
 /**
- * A change counter in the metadata database: a process that changes workspaces or keys inserts a
- * row, every process reads the count every fraction of a second and re-reads the metadata only
- * when it moved. Cheap to poll (a count over a table of the day's changes, kept by a TTL), so a
+ * A change counter in the metadata database: a process that changes workspaces and keys (or
+ * webhooks) inserts a row of that scope, every process reads the scope's count every fraction of
+ * a second and re-reads the metadata only when it moved. Cheap to poll (a count over a table of the day's changes, kept by a TTL), so a
  * change reaches the other processes within one poll interval plus one reload.
  */
 export class ChangeCounter {
@@ -19,6 +22,7 @@ export class ChangeCounter {
   constructor(
     private readonly storage: Storage,
     metaDatabase: string,
+    private readonly scope: ChangeScope,
     private readonly log: Logger,
   ) {
     this.table = `${identifier(metaDatabase)}.metadata_changes`;
@@ -26,7 +30,7 @@ export class ChangeCounter {
 
   /** Records a change (after its rows are written), for the other processes to notice. */
   bump(version: number): Promise<void> {
-    return this.storage.command(`INSERT INTO ${this.table} (version) VALUES ({version:UInt64})`, { version });
+    return this.storage.command(`INSERT INTO ${this.table} (scope, version) VALUES ({scope:String}, {version:UInt64})`, { scope: this.scope, version });
   }
 
   /**
@@ -45,7 +49,11 @@ export class ChangeCounter {
       if (this.polling) return;
       this.polling = true;
       try {
-        const [row] = await this.storage.query(`SELECT count() AS n, toString(max(version)) AS v FROM ${this.table}`, {}, 'read');
+        const [row] = await this.storage.query(
+          `SELECT count() AS n, toString(max(version)) AS v FROM ${this.table} WHERE scope = {scope:String}`,
+          { scope: this.scope },
+          'read',
+        );
         const now = `${row?.n}:${row?.v}`;
         // Marked seen only once the re-read succeeded and covered the change: otherwise it is
         // tried again at the next look.
@@ -56,7 +64,7 @@ export class ChangeCounter {
         misses = 0;
         this.seen = now;
       } catch (err) {
-        this.log.warn('reading the metadata change counter failed', { err });
+        this.log.warn('reading the metadata change counter failed', { scope: this.scope, err });
       } finally {
         this.polling = false;
       }

@@ -77,7 +77,7 @@ export class WorkspaceStore {
     private readonly log: Logger,
   ) {
     this.records = new WorkspaceRecords(storage, options.metaDatabase);
-    this.changes = new ChangeCounter(storage, options.metaDatabase, log);
+    this.changes = new ChangeCounter(storage, options.metaDatabase, 'workspaces', log);
     // One process owns an embedded engine's files: nobody else changes its metadata.
     this.shared = storage.mode === 'server';
   }

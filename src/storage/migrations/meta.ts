@@ -162,13 +162,14 @@ export const metaMigrations: Migration[] = [
   {
     version: 11,
     name: 'metadata_changes',
-    // One row per change of workspaces or keys; the other processes poll its count and re-read
-    // the metadata only when it moved (src/coordination/change-counter.ts).
+    // One row per change of workspaces and keys, or of webhooks (the scope); the other processes
+    // poll a scope's count and re-read only when it moved (src/coordination/change-counter.ts).
     statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.metadata_changes ${onCluster} (
+        scope LowCardinality(String),
         version UInt64,
         changedAt DateTime64(6, 'UTC') DEFAULT now64(6)
-      ) ENGINE = ${engine('MergeTree')} ORDER BY version TTL toDateTime(changedAt) + INTERVAL 1 DAY`,
+      ) ENGINE = ${engine('MergeTree')} ORDER BY (scope, version) TTL toDateTime(changedAt) + INTERVAL 1 DAY`,
     ],
   },
 ];
