@@ -14,7 +14,7 @@ import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { applyRetention } from '../../src/workspaces/retention';
 import { ENGINE_DIR } from '../helpers/engine-dir';
 import { PROJECT_ROOT } from '../helpers/project-root';
-import { RecordingStorage, type Issued } from './recording-storage';
+import { RecordingStorage, type Issued } from '../helpers/recording-storage';
 
 const CLUSTER = 'analytics_cluster';
 const META = 'analytics_meta';
