@@ -101,6 +101,20 @@ const durationList: Parser<number[]> = (raw) =>
     return Math.round(Number(m[1]) * DURATION_UNITS_MS[m[2]!]!);
   });
 
+/** Who delivers webhooks: `auto` elects one process by a lease (server mode), `on`/`off` override; `true`/`false` as before. */
+export type WebhookDeliveryMode = 'auto' | 'on' | 'off';
+const deliveryMode: Parser<WebhookDeliveryMode> = (raw) => {
+  const mode = raw === 'true' ? 'on' : raw === 'false' ? 'off' : raw;
+  if (mode !== 'auto' && mode !== 'on' && mode !== 'off') throw new ConfigError(`must be auto, on or off (true and false mean on and off), got ${JSON.stringify(raw)}`);
+  return mode;
+};
+
+/** ClickHouse's insert_quorum: 0 (off), a number of replicas, or `auto` (a majority). */
+const insertQuorum: Parser<string> = (raw) => {
+  if (raw !== 'auto' && !/^\d{1,2}$/.test(raw)) throw new ConfigError(`must be 0 (off), a number of replicas or auto, got ${JSON.stringify(raw)}`);
+  return raw === 'auto' ? raw : String(Number(raw));
+};
+
 const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (raw) => {
@@ -141,10 +155,12 @@ const SPEC = {
   clickhouseUser: ['CLICKHOUSE_USER', text],
   clickhousePassword: ['CLICKHOUSE_PASSWORD', text],
   clickhouseCluster: ['CLICKHOUSE_CLUSTER', optionalIdentifier],
+  clickhouseInsertQuorum: ['CLICKHOUSE_INSERT_QUORUM', insertQuorum],
   clickhouseRequestTimeoutMs: ['CLICKHOUSE_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)],
   metaDatabase: ['META_DATABASE', identifierText],
   defaultWorkspaceDatabase: ['DEFAULT_WORKSPACE_DATABASE', identifierText],
   workspaceRefreshMs: ['WORKSPACE_REFRESH_MS', int(100, 3_600_000)],
+  workspaceChangePollMs: ['WORKSPACE_CHANGE_POLL_MS', int(50, 60_000)],
   maxBodyBytes: ['MAX_BODY_BYTES', int(1024, 512 * 1024 * 1024)],
   maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
   maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],
@@ -171,7 +187,8 @@ const SPEC = {
   queryMaxMemoryBytes: ['QUERY_MAX_MEMORY_BYTES', int(1024 * 1024, 1024 * 1024 * 1024 * 1024)],
   queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
-  webhookDelivery: ['WEBHOOK_DELIVERY', bool],
+  webhookDelivery: ['WEBHOOK_DELIVERY', deliveryMode],
+  webhookLeaseMs: ['WEBHOOK_LEASE_MS', int(1000, 600_000)],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],
   webhookRetrySchedule: ['WEBHOOK_RETRY_SCHEDULE', durationList],
   webhookBlockingRetries: ['WEBHOOK_BLOCKING_RETRIES', int(0, 100)],

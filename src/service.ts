@@ -52,7 +52,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     });
   }
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
-  const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs }, log);
+  const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs, changePollMs: config.workspaceChangePollMs }, log);
   await store.start();
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
@@ -103,8 +103,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
     {
       metaDatabase: config.metaDatabase,
       frontier: () => buffer.frontier(),
-      deliver: config.webhookDelivery,
+      mode: config.webhookDelivery,
+      leaseMs: config.webhookLeaseMs,
+      cluster: config.clickhouseCluster !== '',
       refreshMs: config.workspaceRefreshMs,
+      changePollMs: config.workspaceChangePollMs,
       delivery: {
         timeoutMs: config.webhookTimeoutMs,
         schedule: config.webhookRetrySchedule,
@@ -125,6 +128,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     suppressions,
     metaDatabase: config.metaDatabase,
     onCluster: migrations.onCluster,
+    eventsTable: migrations.eventsTable,
     ingestSettled: () => buffer.loaded(),
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     refreshMs: config.workspaceRefreshMs,

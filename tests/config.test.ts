@@ -50,12 +50,20 @@ describe('configuration', () => {
     ['META_DATABASE', 'meta; DROP', 'database identifier'],
     ['LOG_LEVEL', 'loud', 'one of debug, info, warn, error'],
     ['PUBLIC_API_KEYS', 'short', '8 to 256 printable'],
+    ['WEBHOOK_DELIVERY', 'yes', 'must be auto, on or off'],
+    ['CLICKHOUSE_INSERT_QUORUM', 'all', 'must be 0 (off), a number of replicas or auto'],
   ];
   for (const [variable, value, message] of invalid) {
     test(`${variable}=${value} stops the start with a message naming it`, () => {
       expect(() => buildConfig(defaults, { [variable]: value })).toThrow(new RegExp(`${variable}: .*${message.replace(/[()]/g, '\\$&')}`));
     });
   }
+
+  test('WEBHOOK_DELIVERY: auto, on and off, with true and false as before', () => {
+    const mode = (value: string) => buildConfig(defaults, { WEBHOOK_DELIVERY: value }).webhookDelivery;
+    expect([mode('auto'), mode('on'), mode('off'), mode('true'), mode('false')]).toEqual(['auto', 'on', 'off', 'on', 'off']);
+    expect(buildConfig(defaults).webhookDelivery).toBe('auto');
+  });
 
   test('a variable with no value anywhere is named', () => {
     const { PORT: _port, ...rest } = defaults;

@@ -9,6 +9,7 @@ import { Session } from 'chdb';
 import { acceptEvent } from '../../src/events/event-rows';
 import type { EventDTO } from '../../src/events/model';
 import { MonotonicClock } from '../../src/monotonic-clock';
+import { plainTarget } from '../../src/storage/migrations/runner';
 import { workspaceMigrations } from '../../src/storage/migrations/workspace';
 import { INSERT_SETTINGS } from '../../src/storage/storage';
 import { mixEvent } from '../lib/event-mix';
@@ -19,7 +20,7 @@ const PAYLOADS = 8;
 const sessions = Array.from({ length: concurrency }, () => new Session(dataDir));
 const session = sessions[0]!;
 await session.queryAsync('CREATE DATABASE IF NOT EXISTS raw');
-for (const m of workspaceMigrations) for (const sql of m.statements({ db: 'raw', onCluster: '' })) await session.queryAsync(sql);
+for (const m of workspaceMigrations) for (const sql of m.statements(plainTarget('raw'))) await session.queryAsync(sql);
 
 const clock = new MonotonicClock();
 const payloads = Array.from({ length: PAYLOADS }, (_, p) => {

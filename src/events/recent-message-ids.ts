@@ -45,6 +45,11 @@ export interface Claim {
  * its first insert, and whatever memory does not cover (older than what was read or kept) is
  * looked up in the table, by its bloom-filter index on messageId, for the ids of each insert.
  *
+ * On a server shared by several processes, memory covers only this process's own inserts: every
+ * id it does not hold is looked up in the table over the whole window (one indexed query per
+ * insert that carries such ids), so a repeat sent to another process after the first was stored
+ * is recognised there too.
+ *
  * An id is claimed (synchronously, so two inserts cannot both take it) before its insert and
  * settled after: a repeat arriving meanwhile waits for the first insert's outcome, so it is
  * never acknowledged on the strength of an insert that then failed.
@@ -130,14 +135,19 @@ export class RecentMessageIds {
     }
   }
 
-  /** Which of `ids` the table holds from before what memory covers, within the window. */
+  /**
+   * Which of `ids` the table holds from before what memory covers, within the window; on a shared
+   * server, from anywhere in the window (other processes store ids this one never saw).
+   */
   private async storedBefore(database: string, db: DatabaseIds, ids: string[]): Promise<Set<string>> {
     const from = Date.now() - this.options.windowMs;
-    if (ids.length === 0 || db.knownSince <= from) return new Set();
+    const shared = this.storage.mode === 'server';
+    if (ids.length === 0 || (!shared && db.knownSince <= from)) return new Set();
+    const until = shared ? '' : ` AND parsedAt < {until:DateTime64(6, 'UTC')}`;
     const rows = await this.storage.query(
       `SELECT DISTINCT messageId FROM ${identifier(database)}.events
-       WHERE messageId IN {ids:Array(String)} AND parsedAt >= {from:DateTime64(6, 'UTC')} AND parsedAt < {until:DateTime64(6, 'UTC')}`,
-      { ids, from: engineTime(from), until: engineTime(db.knownSince) },
+       WHERE messageId IN {ids:Array(String)} AND parsedAt >= {from:DateTime64(6, 'UTC')}${until}`,
+      { ids, from: engineTime(from), ...(shared ? {} : { until: engineTime(db.knownSince) }) },
       'write',
     );
     return new Set(rows.map((r) => String(r.messageId)));

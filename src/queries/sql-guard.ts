@@ -11,6 +11,12 @@ export class SqlUnsupported extends Error {
   override readonly name = 'SqlUnsupported';
 }
 
+/**
+ * Tables of the workspace's database that users do not read: on a cluster `events_local` holds
+ * only the shard's part of the events the node serving the query happens to be in.
+ */
+const INTERNAL_TABLES = new Set(['events_local']);
+
 /** Table functions that only generate rows. Every other one reaches files, URLs, servers or other databases. */
 const GENERATORS = new Set(['numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'generate_series', 'generateseries', 'generaterandom', 'values']);
 
@@ -82,6 +88,9 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string): void 
     // readonly refuses a SETTINGS clause of the outer query, but lets one in a subquery apply.
     if (node.kind === 'Set') throw new SqlRefusal('SETTINGS clauses are not allowed: the limits of a statement cannot be changed');
     if (node.kind === 'TableIdentifier' || node.kind === 'Identifier') checkName(node, database, known);
+    if (node.kind === 'TableIdentifier' && INTERNAL_TABLES.has(node.name.split('.').pop()!)) {
+      throw new SqlRefusal(`${node.name} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
+    }
     if (node.kind !== 'Function') continue;
     const fn = node.name.toLowerCase();
     if (node.parent?.kind === 'TableExpression') {
@@ -138,6 +147,9 @@ function checkName(node: AstNode, database: string, known: ReadonlySet<string>):
 async function checkResolvedTables(sandbox: Sandbox, database: string, canonical: string): Promise<void> {
   for (const line of await column(sandbox, database, `EXPLAIN QUERY TREE ${canonical}`, 'explain')) {
     const table = /\btable_name: (.*)$/.exec(line)?.[1];
+    if (table !== undefined && INTERNAL_TABLES.has(table.slice(database.length + 1)) && table.startsWith(`${database}.`)) {
+      throw new SqlRefusal(`${table} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
+    }
     if (table !== undefined && table !== IMPLICIT_TABLE && !table.startsWith(`${database}.`)) {
       throw new SqlRefusal(`${table} is outside this workspace: statements may read only the tables of the workspace's own database`);
     }

@@ -17,6 +17,8 @@ export interface RegulationRunnerDeps {
   metaDatabase: string;
   /** `ON CLUSTER ...` or '', for the DELETE. */
   onCluster: string;
+  /** The table erasures delete from: `events`, or on a cluster the shards' `events_local`. */
+  eventsTable?: string;
   /** Resolves once every event accepted so far is committed or failed (the ingest buffer). */
   ingestSettled(): Promise<void>;
   /** Drops not-yet-sent webhook events of `database` that `erased` names. */
@@ -157,10 +159,11 @@ export class RegulationRunner {
     const wanted = new Set(ids);
     this.deps.discardDeliveries(database, (e) => wanted.has(e[subjectType] ?? ''));
     const table = `${identifier(database)}.events`;
+    const stored = `${identifier(database)}.${identifier(this.deps.eventsTable ?? 'events')}`;
     // subjectType is one of two validated column names; the ids are bound.
     const where = `${identifier(subjectType)} IN {ids:Array(String)}`;
     const rows = await this.deps.storage.query(`SELECT count() AS n FROM ${table} WHERE ${where}`, { ids }, 'background');
-    await this.deps.storage.command(`DELETE FROM ${table} ${this.deps.onCluster} WHERE ${where}`, { ids }, 'background');
+    await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, { ids }, 'background');
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -14,6 +14,22 @@ export function ingestLogDirectory(config: Pick<Config, 'ingestLogDir' | 'dataDi
   return resolve(config.ingestLogDir || join(config.dataDir, 'ingest-log'));
 }
 
+/**
+ * On a cluster, inserts go through each workspace's Distributed `events` table. By default a
+ * Distributed table acknowledges once the rows sit in its local queue and sends them to the shards
+ * later: a 201 would then come before the events are stored or readable. Foreground inserts
+ * answer once every shard has its rows; with CLICKHOUSE_INSERT_QUORUM, once that many replicas
+ * of each shard have them.
+ */
+export function clusterInsertSettings(config: Pick<Config, 'clickhouseCluster' | 'clickhouseInsertQuorum'>): Record<string, string | number> {
+  if (!config.clickhouseCluster) return {};
+  const quorum = config.clickhouseInsertQuorum;
+  return {
+    distributed_foreground_insert: 1,
+    ...(quorum !== '0' ? { insert_quorum: quorum } : {}),
+  };
+}
+
 /** The server backend when CLICKHOUSE_URL is set, else the embedded engine over DATA_DIR. */
 export function openStorage(config: Config): Storage {
   if (config.clickhouseUrl) {
@@ -22,6 +38,7 @@ export function openStorage(config: Config): Storage {
       username: config.clickhouseUser,
       password: config.clickhousePassword,
       requestTimeoutMs: config.clickhouseRequestTimeoutMs,
+      insertSettings: clusterInsertSettings(config),
     });
   }
   return new EmbeddedStorage(config.dataDir, config.engineReadSessions, config.ingestWriters, backupDirectory(config));

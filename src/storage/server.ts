@@ -23,6 +23,8 @@ export interface ServerOptions {
   username: string;
   password: string;
   requestTimeoutMs: number;
+  /** Settings added to every insert (on a cluster: synchronous distributed inserts, the quorum). */
+  insertSettings?: Record<string, string | number>;
 }
 
 /** Transport failures before anything was sent: the statement surely did not run. */
@@ -45,8 +47,10 @@ function mapError(err: unknown): Error {
 export class ServerStorage implements Storage {
   readonly mode = 'server' as const;
   private readonly client: ClickHouseClient;
+  private readonly insertSettings: Record<string, string | number>;
 
   constructor(options: ServerOptions) {
+    this.insertSettings = { ...INSERT_SETTINGS, ...options.insertSettings };
     this.client = createClient({
       url: options.url,
       username: options.username,
@@ -92,7 +96,7 @@ export class ServerStorage implements Storage {
       // The lines are JSONEachRow already: sent as they are after the statement, in one request.
       await this.client.command({
         query: `INSERT INTO ${identifier(database)}.${identifier(table)}${settings} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
-        clickhouse_settings: INSERT_SETTINGS,
+        clickhouse_settings: this.insertSettings,
       });
     } catch (err) {
       throw mapError(err);

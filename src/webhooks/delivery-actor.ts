@@ -39,6 +39,13 @@ export interface DeliveryDeps {
   frontier(): Micros | undefined;
   /** Told of each attempt's verdict (for metrics); not of one abandoned because the actor stops. */
   onAttempt?: (verdict: AttemptVerdict) => void;
+  /**
+   * Whether this process may send now (it holds the delivery lease), asked before every request;
+   * when it may not, the actor stops at once without sending. Absent: always.
+   */
+  mayDeliver?: () => boolean;
+  /** Awaited each time the cursor has moved, before the next send: the elected owner saves it there and then. */
+  onCursorMoved?: (cursor: Cursor) => Promise<void>;
 }
 
 /** How often a settling actor looks at the table again when nothing woke it. */
@@ -241,6 +248,8 @@ export class DeliveryActor {
         if (this.stopped) return;
       }
       this.cursor = positionOf(events[events.length - 1]!);
+      // Saved before the next send, so a new owner taking over resumes right after it.
+      await this.deps.onCursorMoved?.(this.cursor);
     } finally {
       this.current = undefined;
     }
@@ -273,6 +282,14 @@ export class DeliveryActor {
 
   private async attempt(delivery: InFlight): Promise<AttemptOutcome> {
     const { record, events } = delivery;
+    if (this.deps.mayDeliver && !this.deps.mayDeliver()) {
+      // The lease is gone: another process may own the deliveries now. Stop without sending;
+      // the callers see the actor stopped and leave cursor and records as they are.
+      this.stopped = true;
+      this.abort.abort();
+      this.wake?.();
+      return { ok: false, retryable: true, statusCode: 0, error: 'not the delivery owner' };
+    }
     record.attempts++;
     record.lastAttemptAt = Date.now();
     let details = '';

@@ -1,4 +1,5 @@
 import { Actor } from '../actors/actor';
+import { ChangeCounter } from '../coordination/change-counter';
 import type { Event } from '../events/model';
 import { parseIsoDateTime, toEngineDateTime, toIsoString, type Micros } from '../timestamps';
 import { pageWindow } from '../http/pagination';
@@ -9,7 +10,9 @@ import type { EgressPolicy } from '../net/egress-policy';
 import type { Storage } from '../storage/storage';
 import type { Workspace } from '../workspaces/model';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { DeliveryOwnership, type DeliveryOwnershipOptions } from './delivery-ownership';
 import { DeliveryActor, toDelivery, type AttemptVerdict, type DeliverySettings } from './delivery-actor';
+import { CursorBatcher } from './cursor-batcher';
 import { compareCursors } from './event-feed';
 import { WILDCARD, type CreatedWebhook, type Delivery, type DeliveryStatus, type TestDelivery, type Webhook, type WebhookInput } from './model';
 import { generateSecret } from './payload';
@@ -20,10 +23,14 @@ export interface WebhookSupervisorOptions {
   metaDatabase: string;
   /** parsedAt of the oldest event still being inserted (the ingest buffer's frontier). */
   frontier(): Micros | undefined;
-  /** Whether this process delivers; with several processes on one ClickHouse, one of them. */
-  deliver: boolean;
-  /** How often webhooks are re-read, to see those made or deleted by other processes. */
+  /** Whether this process delivers (WEBHOOK_DELIVERY), the lease's length and whether the metadata is on a cluster. */
+  mode: DeliveryOwnershipOptions['mode'];
+  leaseMs: number;
+  cluster: boolean;
+  /** How often webhooks are re-read in full, to see those made or deleted by other processes. */
   refreshMs: number;
+  /** On a server: how often the webhooks' change counter is read, so other processes' changes apply within about this long. */
+  changePollMs?: number;
   delivery: DeliverySettings;
   /** Where deliveries may connect; also checks a webhook's URL when it is created. */
   egress: EgressPolicy;
@@ -57,6 +64,11 @@ export class WebhookSupervisor {
   private readonly records: WebhookRecords;
   private readonly versions = new MonotonicClock();
   private readonly timers: Array<ReturnType<typeof setInterval>> = [];
+  private readonly ownership: DeliveryOwnership;
+  private readonly delivery: WebhookSupervisorOptions['delivery'];
+  private readonly cursorBatcher = new CursorBatcher((cursors) => this.writeDeliveredCursors(cursors));
+  /** Webhook changes announced to the other processes on the same server (absent with the embedded engine). */
+  private readonly changes: ChangeCounter | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -68,9 +80,17 @@ export class WebhookSupervisor {
   ) {
     this.records = new WebhookRecords(storage, options.metaDatabase);
     store.onRemove((workspace) => this.removeWorkspace(workspace.workspaceId));
+    // A workspace made or deleted by another process (seen through the change counter): its
+    // webhooks' actors start or stop now rather than at the next webhook refresh.
+    store.onDatabasesChanged(() => void this.exclusive(() => this.reconcile()).catch((err) => log.warn('webhook refresh failed', { err })));
+    this.ownership = new DeliveryOwnership(storage, options, log);
+    this.ownership.onChange((held) => (held ? void this.exclusive(() => this.reconcile()).catch((err) => log.warn('starting deliveries failed', { err })) : this.dropActors()));
+    if (storage.mode === 'server') this.changes = new ChangeCounter(storage, options.metaDatabase, 'webhooks', log);
+    this.delivery = this.ownership.settings(options.delivery);
   }
 
   async start(): Promise<void> {
+    await this.ownership.start();
     await this.reconcile();
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => work().catch((err) => this.log.warn(`${what} failed`, { err })), ms);
@@ -78,16 +98,35 @@ export class WebhookSupervisor {
       this.timers.push(timer);
     };
     every(this.options.refreshMs, () => this.exclusive(() => this.reconcile()), 'webhook refresh');
-    if (this.options.deliver) every(CURSOR_SAVE_MS, () => this.saveCursors(), 'saving webhook cursors');
+    if (this.changes && this.options.changePollMs) {
+      this.changes.watch(this.options.changePollMs, async () => {
+        await this.exclusive(() => this.reconcile());
+        return true;
+      });
+    }
+    if (this.options.mode !== 'off') every(CURSOR_SAVE_MS, () => this.saveCursors(), 'saving webhook cursors');
+  }
+
+  /**
+   * The lease is lost: every actor stops sending at once (requests in flight are aborted), and
+   * no cursor of this process is saved any more, so the new owner's are never overwritten.
+   */
+  private dropActors(): void {
+    const actors = [...this.actors.values()];
+    this.actors.clear();
+    this.saved.clear();
+    for (const actor of actors) void actor.stop();
   }
 
   /** Stops the actors (an attempt in flight is sent again after a restart) and saves their cursors. */
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    this.changes?.stop();
     await this.mailbox.stop();
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     await this.saveCursors();
     this.actors.clear();
+    await this.ownership.stop();
   }
 
   /** Events just committed to `database`: each actor of that workspace takes what it wants. */
@@ -147,6 +186,7 @@ export class WebhookSupervisor {
       this.webhooks.set(record.webhook.uuid, record);
       this.saved.set(record.webhook.uuid, cursor);
       await this.startActor(record, cursor);
+      await this.announce(version);
       this.log.info('webhook created', { webhook: record.webhook.uuid, workspaceId: workspace.workspaceId });
       return { ...record.webhook, secret: record.secret };
     });
@@ -156,9 +196,11 @@ export class WebhookSupervisor {
   remove(workspaceId: string, uuid: string): Promise<Webhook> {
     return this.exclusive(async () => {
       const record = this.find(workspaceId, uuid);
-      await this.records.writeWebhooks([record], this.nextVersion(), true);
+      const version = this.nextVersion();
+      await this.records.writeWebhooks([record], version, true);
       this.webhooks.delete(uuid);
       await this.stopActor(uuid);
+      await this.announce(version);
       this.log.info('webhook deleted', { webhook: uuid, workspaceId });
       return record.webhook;
     });
@@ -201,7 +243,10 @@ export class WebhookSupervisor {
         this.webhooks.delete(record.webhook.uuid);
         await this.stopActor(record.webhook.uuid);
       }
-      if (doomed.length > 0) await this.records.writeWebhooks(doomed, this.nextVersion(), true);
+      if (doomed.length === 0) return;
+      const version = this.nextVersion();
+      await this.records.writeWebhooks(doomed, version, true);
+      await this.announce(version);
     });
   }
 
@@ -212,7 +257,7 @@ export class WebhookSupervisor {
    */
   private async reconcile(): Promise<void> {
     this.webhooks = new Map((await this.records.webhooks()).map((r) => [r.webhook.uuid, r]));
-    if (!this.options.deliver) return;
+    if (!this.ownership.delivering) return this.dropActors();
     for (const uuid of this.actors.keys()) {
       const record = this.webhooks.get(uuid);
       if (!record || !this.store.find(record.workspaceId)) await this.stopActor(uuid);
@@ -221,6 +266,8 @@ export class WebhookSupervisor {
     if (missing.length === 0) return;
     const cursors = await this.records.cursors();
     for (const cursor of cursors.values()) this.acceptance.advancePast(parseIsoDateTime(cursor.parsedAt)!);
+    // Another owner may have saved these cursors, by its own clock: this one's saves must win.
+    if (this.ownership.elected) this.versions.advancePast(await this.records.latestCursorVersion());
     for (const record of missing) {
       const cursor = cursors.get(record.webhook.uuid) ?? { parsedAt: toEngineDateTime(parseIsoDateTime(record.webhook.createdAt)!), uuid: NIL_UUID };
       this.saved.set(record.webhook.uuid, cursor);
@@ -230,7 +277,7 @@ export class WebhookSupervisor {
 
   private async startActor(record: WebhookRecord, cursor: Cursor): Promise<void> {
     const workspace = this.store.find(record.workspaceId);
-    if (!this.options.deliver || !workspace) return;
+    if (!this.ownership.delivering || !workspace) return;
     const parked = await this.records.retrying(record.webhook.uuid);
     const deps = {
       storage: this.storage,
@@ -240,8 +287,9 @@ export class WebhookSupervisor {
       egress: this.options.egress,
       frontier: this.options.frontier,
       onAttempt: this.options.onDeliveryAttempt,
+      ...(this.ownership.elected ? { mayDeliver: () => this.ownership.delivering, onCursorMoved: (c: Cursor) => this.saveCursor(record.webhook.uuid, c) } : {}),
     };
-    this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.options.delivery, deps));
+    this.actors.set(record.webhook.uuid, new DeliveryActor(record, workspace.databaseName, cursor, parked, this.delivery, deps));
   }
 
   private async stopActor(uuid: string): Promise<void> {
@@ -251,8 +299,26 @@ export class WebhookSupervisor {
     await actor?.stop();
   }
 
+  /**
+   * Saves one actor's cursor right after its delivery (elected owner only): a process killed
+   * without warning then leaves at most the request in flight to be sent again, with the same
+   * webhook-id, rather than up to a second's worth of deliveries.
+   */
+  private async saveCursor(uuid: string, cursor: Cursor): Promise<void> {
+    if (!this.ownership.delivering || !this.actors.has(uuid)) return;
+    await this.cursorBatcher.save(uuid, cursor);
+  }
+
+  /** One insert of cursors saved right after their deliveries, while this process holds the lease. */
+  private async writeDeliveredCursors(cursors: ReadonlyMap<string, Cursor>): Promise<void> {
+    if (!this.ownership.delivering) return;
+    await this.records.saveCursors(cursors, this.nextVersion());
+    for (const [uuid, cursor] of cursors) if (this.actors.has(uuid)) this.saved.set(uuid, cursor);
+  }
+
   /** Saves, in one insert, the cursors that moved since they were last saved. */
   private async saveCursors(): Promise<void> {
+    if (!this.ownership.delivering) return;
     const moved = new Map<string, Cursor>();
     for (const [uuid, actor] of this.actors) {
       const last = this.saved.get(uuid);
@@ -261,6 +327,11 @@ export class WebhookSupervisor {
     if (moved.size === 0) return;
     await this.records.saveCursors(moved, this.nextVersion());
     for (const [uuid, cursor] of moved) if (this.actors.has(uuid)) this.saved.set(uuid, cursor);
+  }
+
+  /** Tells the other processes that webhooks changed; a failure only delays them to their full re-read. */
+  private async announce(version: number): Promise<void> {
+    await this.changes?.bump(version).catch((err) => this.log.warn('webhook change counter not moved; other processes see the change at their next full re-read', { err }));
   }
 
   private nextVersion(): number {

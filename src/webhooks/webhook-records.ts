@@ -111,6 +111,12 @@ export class WebhookRecords {
     return new Map(rows.map((r) => [String(r.webhookUuid), { parsedAt: String(r.parsedAt), uuid: String(r.uuid) }]));
   }
 
+  /** The highest version any process gave a cursor: a new delivery owner's saves must come after it. */
+  async latestCursorVersion(): Promise<bigint> {
+    const [row] = await this.storage.query(`SELECT toString(max(version)) AS v FROM ${this.meta}.webhook_cursors`, {}, 'write');
+    return BigInt(String(row?.v ?? '0'));
+  }
+
   /** Saves the cursors of several webhooks as one insert. */
   saveCursors(cursors: ReadonlyMap<string, Cursor>, version: number): Promise<void> {
     return this.storage.insert(

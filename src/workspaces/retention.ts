@@ -17,11 +17,11 @@ const BAD_ARGUMENTS = 36;
 export async function applyRetention(migrations: MigrationRunner, database: string, days: number, materialize: boolean): Promise<void> {
   if (!Number.isInteger(days) || days < 0) throw new Error(`invalid retention ${days}`);
   if (days === 0) {
-    await migrations.alterTable(database, 'events', 'REMOVE TTL').catch((err) => {
+    await migrations.alterTable(database, migrations.eventsTable, 'REMOVE TTL').catch((err) => {
       if (!(err instanceof StorageQueryError && err.clickhouseCode === BAD_ARGUMENTS)) throw err;
     });
     return;
   }
-  await migrations.alterTable(database, 'events', `MODIFY TTL timestamp + INTERVAL ${days} DAY SETTINGS materialize_ttl_after_modify = 0`);
-  if (materialize) await migrations.alterTable(database, 'events', 'MATERIALIZE TTL SETTINGS mutations_sync = 0');
+  await migrations.alterTable(database, migrations.eventsTable, `MODIFY TTL timestamp + INTERVAL ${days} DAY SETTINGS materialize_ttl_after_modify = 0`);
+  if (materialize) await migrations.alterTable(database, migrations.eventsTable, 'MATERIALIZE TTL SETTINGS mutations_sync = 0');
 }

@@ -49,6 +49,12 @@ export class WorkspaceRecords {
     return rows.map((row) => ({ workspace: toWorkspace(row), version: Number(row.version) }));
   }
 
+  /** The highest version of any workspace row, deleted ones included: how far this node's copy goes. */
+  async latestVersion(): Promise<bigint> {
+    const [row] = await this.storage.query(`SELECT toString(max(version)) AS v FROM ${this.meta}.workspaces`, {}, 'write');
+    return BigInt(String(row?.v ?? '0'));
+  }
+
   async keys(): Promise<KeyRecord[]> {
     const rows = await this.storage.query(`SELECT keyHash, workspaceId, kind FROM ${this.meta}.api_keys FINAL`, {}, 'write');
     return rows.map((row) => ({ keyHash: String(row.keyHash), workspaceId: String(row.workspaceId), kind: row.kind as KeyRecord['kind'] }));

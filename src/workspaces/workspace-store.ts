@@ -1,4 +1,5 @@
 import { Actor } from '../actors/actor';
+import { ChangeCounter } from '../coordination/change-counter';
 import { toIsoString } from '../timestamps';
 import { conflict, invalidInput, notFound } from '../http/problem';
 import type { Logger } from '../log';
@@ -26,8 +27,13 @@ export interface WorkspaceStoreOptions {
   /** The default workspace's keys from the environment; the private ones are admin keys. */
   publicApiKeys: readonly string[];
   privateApiKeys: readonly string[];
-  /** How often workspaces and keys are re-read, to see changes made by other processes. */
+  /** How often workspaces and keys are re-read in full, to see changes made by other processes. */
   refreshMs: number;
+  /**
+   * How often the metadata change counter is read (server mode), so that other processes'
+   * changes are seen within about this long; absent: only the full re-read.
+   */
+  changePollMs?: number;
   /** Whether each insert into a workspace's events is flushed to disk before it is acknowledged. */
   ingestFsync: boolean;
   /** Retention of a workspace created without one (days; 0 keeps events forever). */
@@ -59,6 +65,7 @@ export class WorkspaceStore {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly mailbox = new Actor<Work, unknown>((work) => work(), MAILBOX_CAPACITY);
   private readonly records: WorkspaceRecords;
+  private readonly changes: ChangeCounter;
   private readonly removalListeners: Array<(workspace: Workspace) => Promise<void>> = [];
   private readonly databaseListeners: Array<() => void> = [];
   private databaseSet = '';
@@ -70,7 +77,12 @@ export class WorkspaceStore {
     private readonly log: Logger,
   ) {
     this.records = new WorkspaceRecords(storage, options.metaDatabase);
+    this.changes = new ChangeCounter(storage, options.metaDatabase, 'workspaces', log);
+    // One process owns an embedded engine's files: nobody else changes its metadata.
+    this.shared = storage.mode === 'server';
   }
+
+  private readonly shared: boolean;
 
   /** Migrates the metadata database and every workspace database; creates the default workspace. */
   async start(): Promise<void> {
@@ -82,6 +94,18 @@ export class WorkspaceStore {
     await this.dropOrphans();
     this.timer = setInterval(() => this.refresh().catch((err) => this.log.warn('workspace refresh failed', { err })), this.options.refreshMs);
     this.timer.unref();
+    if (this.shared && this.options.changePollMs) {
+      this.changes.watch(this.options.changePollMs, async (latest) => {
+        await this.refresh();
+        return (await this.records.latestVersion()) >= latest;
+      });
+    }
+  }
+
+  /** Tells the other processes that workspaces or keys changed; a failure only delays them to their full re-read. */
+  private async announce(version: number): Promise<void> {
+    if (!this.shared) return;
+    await this.changes.bump(version).catch((err) => this.log.warn('change counter not moved; other processes see the change at their next full re-read', { err }));
   }
 
   /**
@@ -92,12 +116,13 @@ export class WorkspaceStore {
     const { databaseName } = workspace;
     await this.migrations.apply(databaseName, workspaceMigrations);
     const fsync = this.options.ingestFsync ? 1 : 0;
-    await this.migrations.setTableSettings(databaseName, 'events', { fsync_after_insert: fsync, fsync_part_directory: fsync });
+    await this.migrations.setTableSettings(databaseName, this.migrations.eventsTable, { fsync_after_insert: fsync, fsync_part_directory: fsync });
     await applyRetention(this.migrations, databaseName, workspace.retentionDays, false);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.changes.stop();
     await this.mailbox.stop();
   }
 
@@ -188,6 +213,7 @@ export class WorkspaceStore {
       }
       this.remember(written);
       for (const k of keys) this.keys.add(Buffer.from(k.keyHash, 'hex'), { workspaceId: workspace.workspaceId, kind: k.kind });
+      await this.announce(version);
       this.log.info('workspace created', { workspaceId: workspace.workspaceId, databaseName });
       return { ...workspace, publicApiKey, privateApiKey };
     });
@@ -226,6 +252,7 @@ export class WorkspaceStore {
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
       await this.records.writeWorkspaces(written);
       this.remember(written);
+      await this.announce(written[0]!.version);
       if (workspace.retentionDays !== current.retentionDays) await applyRetention(this.migrations, workspace.databaseName, workspace.retentionDays, true);
       return workspace;
     });
@@ -242,6 +269,8 @@ export class WorkspaceStore {
       // The workspace's tombstone alone revokes its keys everywhere (a key needs a live
       // workspace); the keys' own tombstones only tidy the table.
       await this.records.writeWorkspaces([{ workspace, version }], true);
+      // Announced first: the other processes refuse its keys within one look at the counter.
+      await this.announce(version);
       this.workspaces.delete(workspaceId);
       this.noticeDatabases();
       for (const k of keys) this.keys.delete(k.keyHash);

@@ -43,6 +43,10 @@ const TABLE: Array<[string, string, number]> = [
   ['USE another database', 'USE {OTHER}', 403],
   ['SHOW TABLES of another database', 'SHOW TABLES FROM {OTHER}', 403],
   ['DESCRIBE another table', 'DESCRIBE TABLE {OTHER}.events', 403],
+  // A cluster's shard tables (src/storage/migrations/engines.ts): internal even where they exist
+  ['the shard table of a cluster', 'SELECT count() FROM events_local', 403],
+  ['the shard table, qualified', 'SELECT count() FROM {OWN}.events_local', 403],
+  ["another workspace's shard table", 'SELECT count() FROM {OTHER}.events_local', 403],
   ['EXPLAIN', 'EXPLAIN SELECT * FROM {OTHER}.events', 403],
   // Another workspace's database, directly and through every kind of nesting
   ['direct', 'SELECT * FROM {OTHER}.events', 403],

@@ -7,7 +7,7 @@ export const metaMigrations: Migration[] = [
     name: 'workspaces',
     // ReplacingMergeTree keeps the highest `version` of each workspace and drops rows whose
     // newest version has `isDeleted = 1` when read with FINAL: mutable rows, ClickHouse-style.
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.workspaces ${onCluster} (
         workspaceId String,
         name String,
@@ -17,7 +17,7 @@ export const metaMigrations: Migration[] = [
         createdAt DateTime64(6, 'UTC'),
         version UInt64,
         isDeleted UInt8
-      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY workspaceId`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY workspaceId`,
     ],
   },
   {
@@ -25,7 +25,7 @@ export const metaMigrations: Migration[] = [
     name: 'api_keys',
     // Only the SHA-256 of a key is stored; a key is looked up by its hash. Revoking a key is a
     // newer version of its row with isDeleted = 1, as for workspaces.
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.api_keys ${onCluster} (
         keyHash String,
         workspaceId String,
@@ -33,14 +33,14 @@ export const metaMigrations: Migration[] = [
         createdAt DateTime64(6, 'UTC'),
         version UInt64,
         isDeleted UInt8
-      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY keyHash`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY keyHash`,
     ],
   },
   {
     version: 3,
     name: 'webhooks',
     // The secret signs deliveries, so it is kept as is (it is no key to this service).
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.webhooks ${onCluster} (
         uuid String,
         workspaceId String,
@@ -53,27 +53,27 @@ export const metaMigrations: Migration[] = [
         createdAt DateTime64(6, 'UTC'),
         version UInt64,
         isDeleted UInt8
-      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY uuid`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY uuid`,
     ],
   },
   {
     version: 4,
     name: 'webhook_cursors',
     // How far each webhook has delivered, in acceptance order (parsedAt, then uuid).
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.webhook_cursors ${onCluster} (
         webhookUuid String,
         parsedAt DateTime64(6, 'UTC'),
         uuid UUID,
         version UInt64
-      ) ENGINE = ReplacingMergeTree(version) ORDER BY webhookUuid`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version')} ORDER BY webhookUuid`,
     ],
   },
   {
     version: 5,
     name: 'webhook_deliveries',
     // Deliveries that failed or are retried beside the queue; each change is a newer version.
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.webhook_deliveries ${onCluster} (
         webhookUuid String,
         deliveryId String,
@@ -86,7 +86,7 @@ export const metaMigrations: Migration[] = [
         lastAttemptAt DateTime64(3, 'UTC'),
         nextAttemptAt DateTime64(3, 'UTC'),
         version UInt64
-      ) ENGINE = ReplacingMergeTree(version) ORDER BY (webhookUuid, deliveryId)`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version')} ORDER BY (webhookUuid, deliveryId)`,
     ],
   },
   {
@@ -109,7 +109,7 @@ export const metaMigrations: Migration[] = [
     name: 'regulations',
     // Erasure and suppression requests, the audit list of who asked and when; each change of
     // status is a newer version. The subjects are kept so that an interrupted one can resume.
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.regulations ${onCluster} (
         id String,
         workspaceId String,
@@ -124,14 +124,14 @@ export const metaMigrations: Migration[] = [
         createdAt DateTime64(6, 'UTC'),
         finishedAt Nullable(DateTime64(6, 'UTC')),
         version UInt64
-      ) ENGINE = ReplacingMergeTree(version) ORDER BY (workspaceId, id)`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version')} ORDER BY (workspaceId, id)`,
     ],
   },
   {
     version: 9,
     name: 'suppressions',
     // Subjects whose new events are dropped at collection; un-suppressing writes isDeleted = 1.
-    statements: ({ db, onCluster }) => [
+    statements: ({ db, onCluster, engine }) => [
       `CREATE TABLE IF NOT EXISTS ${db}.suppressions ${onCluster} (
         workspaceId String,
         subjectType LowCardinality(String),
@@ -139,7 +139,37 @@ export const metaMigrations: Migration[] = [
         regulationId String,
         version UInt64,
         isDeleted UInt8
-      ) ENGINE = ReplacingMergeTree(version, isDeleted) ORDER BY (workspaceId, subjectType, subjectId)`,
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, subjectType, subjectId)`,
+    ],
+  },
+  {
+    version: 10,
+    name: 'leases',
+    // Leases among the processes sharing this ClickHouse (the webhook delivery owner): a log of
+    // claims and renewals, read the same way by every process (src/coordination/lease.ts). A
+    // day's rows are kept; a holder renews every few seconds, so its latest rows always remain.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.leases ${onCluster} (
+        name LowCardinality(String),
+        term UInt64,
+        holder String,
+        claimedAt DateTime64(6, 'UTC'),
+        renewedAt DateTime64(6, 'UTC'),
+        expiresAt DateTime64(6, 'UTC')
+      ) ENGINE = ${engine('MergeTree')} ORDER BY (name, term, holder, renewedAt) TTL toDateTime(renewedAt) + INTERVAL 1 DAY`,
+    ],
+  },
+  {
+    version: 11,
+    name: 'metadata_changes',
+    // One row per change of workspaces and keys, or of webhooks (the scope); the other processes
+    // poll a scope's count and re-read only when it moved (src/coordination/change-counter.ts).
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.metadata_changes ${onCluster} (
+        scope LowCardinality(String),
+        version UInt64,
+        changedAt DateTime64(6, 'UTC') DEFAULT now64(6)
+      ) ENGINE = ${engine('MergeTree')} ORDER BY (scope, version) TTL toDateTime(changedAt) + INTERVAL 1 DAY`,
     ],
   },
 ];

@@ -1,11 +1,18 @@
 import type { Logger } from '../../log';
 import { identifier, identifierName, type Storage } from '../storage';
+import { eventsStorageTable, metadataEngine } from './engines';
 
 export interface MigrationTarget {
   /** The database, already quoted. */
   db: string;
+  /** The database's name, unquoted (checked), for engine arguments. */
+  dbName: string;
   /** `ON CLUSTER ...` when a cluster is configured, else ''. */
   onCluster: string;
+  /** The cluster's name (checked), or '' without one. */
+  cluster: string;
+  /** A metadata table's engine: `engine(args)`, replicated on every node on a cluster. */
+  engine(engine: string, args?: string): string;
 }
 
 export interface Migration {
@@ -15,8 +22,19 @@ export interface Migration {
   statements(target: MigrationTarget): string[];
 }
 
+/** The target of `database` without a cluster (a database's plain layout). */
+export function plainTarget(database: string): MigrationTarget {
+  return { db: identifier(database), dbName: identifierName(database), onCluster: '', cluster: '', engine: (engine, args) => metadataEngine(false, engine, args) };
+}
+
+/**
+ * A migration's checksum is over its text for the plain layout, whatever the layout it is applied
+ * in: the layout follows configuration, the checksum guards the schema's history.
+ */
 async function checksum(migration: Migration): Promise<string> {
-  const text = migration.statements({ db: '{db}', onCluster: '{cluster}' }).join(';\n');
+  const text = migration
+    .statements({ db: '{db}', dbName: '{db}', onCluster: '{cluster}', cluster: '', engine: (engine, args) => metadataEngine(false, engine, args) })
+    .join(';\n');
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return Buffer.from(digest).toString('hex');
 }
@@ -30,15 +48,18 @@ export class MigrationRunner {
   private readonly meta: string;
   /** `ON CLUSTER ...` when a cluster is configured, else '': for other DDL-like statements (lightweight DELETE). */
   readonly onCluster: string;
+  /** The table that stores a workspace's events (ALTER and DELETE go there): `events_local` on a cluster. */
+  readonly eventsTable: string;
 
   constructor(
     private readonly storage: Storage,
     metaDatabase: string,
-    cluster: string,
+    private readonly cluster: string,
     private readonly log: Logger,
   ) {
     this.meta = identifier(metaDatabase);
     this.onCluster = cluster ? `ON CLUSTER ${identifier(cluster)}` : '';
+    this.eventsTable = eventsStorageTable(cluster);
   }
 
   /** Creates the metadata database and its migration ledger. */
@@ -51,7 +72,7 @@ export class MigrationRunner {
         name String,
         checksum String,
         appliedAt DateTime64(3, 'UTC') DEFAULT now64(3)
-      ) ENGINE = MergeTree ORDER BY (database, version)`,
+      ) ENGINE = ${metadataEngine(this.cluster !== '', 'MergeTree')} ORDER BY (database, version)`,
     );
   }
 
@@ -71,7 +92,14 @@ export class MigrationRunner {
   }
 
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {
-    const target: MigrationTarget = { db: identifier(database), onCluster: this.onCluster };
+    const replicated = this.cluster !== '';
+    const target: MigrationTarget = {
+      db: identifier(database),
+      dbName: identifierName(database),
+      onCluster: this.onCluster,
+      cluster: this.cluster,
+      engine: (engine, args) => metadataEngine(replicated, engine, args),
+    };
     await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${target.db} ${this.onCluster}`);
     const applied = new Map<number, string>();
     const rows = await this.storage.query(
@@ -104,7 +132,8 @@ export class MigrationRunner {
    * exists and keeps its name taken until it is dropped, so its old tables are never adopted.
    */
   async dropDatabase(database: string): Promise<void> {
-    await this.storage.command(`DELETE FROM ${this.meta}.schema_migrations ${this.onCluster} WHERE database = {database:String}`, { database });
+    // Not ON CLUSTER: without a cluster there is none, and a replicated ledger replicates its own mutations.
+    await this.storage.command(`DELETE FROM ${this.meta}.schema_migrations WHERE database = {database:String}`, { database });
     await this.storage.command(`DROP DATABASE IF EXISTS ${identifier(database)} ${this.onCluster} SYNC`);
   }
 }

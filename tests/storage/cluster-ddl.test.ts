@@ -1,0 +1,117 @@
+/**
+ * The statements the service issues with CLICKHOUSE_CLUSTER set, collected by starting the real
+ * service on a storage that records them (no cluster runs here), checked against the cluster
+ * layout and parsed by the engine's own parser (chDB's formatQuery, and EXPLAIN AST for the DDL).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { Session } from 'chdb';
+import { buildConfig, readEnvFile } from '../../src/config';
+import { silentLogger } from '../../src/log';
+import { clusterInsertSettings } from '../../src/storage/open';
+import { startService } from '../../src/service';
+import { MigrationRunner } from '../../src/storage/migrations/runner';
+import { applyRetention } from '../../src/workspaces/retention';
+import { ENGINE_DIR } from '../helpers/engine-dir';
+import { PROJECT_ROOT } from '../helpers/project-root';
+import { RecordingStorage, type Issued } from '../helpers/recording-storage';
+
+const CLUSTER = 'analytics_cluster';
+const META = 'analytics_meta';
+const DEFAULT_DB = 'default_ws';
+
+let issued: Issued[];
+let ddl: string[];
+let engine: Session;
+
+beforeAll(async () => {
+  const storage = new RecordingStorage();
+  const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CLICKHOUSE_URL: 'http://clickhouse.invalid:8123',
+    CLICKHOUSE_CLUSTER: CLUSTER,
+    META_DATABASE: META,
+    DEFAULT_WORKSPACE_DATABASE: DEFAULT_DB,
+    PUBLIC_API_KEYS: 'public-cluster-key',
+    PRIVATE_API_KEYS: 'private-cluster-key',
+  });
+  const svc = await startService(config, silentLogger, storage);
+  await svc.stop();
+  // What a workspace's later life issues: a retention period, and its deletion.
+  const migrations = new MigrationRunner(storage, META, CLUSTER, silentLogger);
+  await applyRetention(migrations, DEFAULT_DB, 30, true);
+  await migrations.dropDatabase('deleted_ws');
+  issued = storage.issued;
+  ddl = issued.map((s) => s.sql).filter((sql) => /^\s*(CREATE|ALTER|DROP)\b/.test(sql));
+  expect(ddl.some((s) => /MODIFY TTL timestamp \+ INTERVAL 30 DAY/.test(s) && s.includes('events_local'))).toBe(true);
+  expect(ddl.some((s) => /^DROP DATABASE IF EXISTS `deleted_ws` ON CLUSTER/.test(s))).toBe(true);
+  console.log(`statements issued at start with CLICKHOUSE_CLUSTER=${CLUSTER} (DDL first):\n\n${[...ddl, ...issued.map((s) => s.sql).filter((s) => !ddl.includes(s))].map((s) => s.replace(/\s+/g, ' ').trim() + ';').join('\n')}\n`);
+  engine = new Session(ENGINE_DIR);
+});
+
+afterAll(() => engine?.close());
+
+const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+
+describe('the DDL on a cluster', () => {
+  test('every DDL statement runs ON CLUSTER, and is idempotent', () => {
+    expect(ddl.length).toBeGreaterThan(10);
+    for (const sql of ddl) {
+      expect(sql).toContain(`ON CLUSTER \`${CLUSTER}\``);
+      if (/^\s*CREATE/.test(sql)) expect(sql).toMatch(/IF NOT EXISTS/);
+      if (/ADD (COLUMN|INDEX)/.test(sql)) expect(sql).toMatch(/IF NOT EXISTS/);
+    }
+  });
+
+  test("a workspace's events: ReplicatedMergeTree events_local per shard, Distributed events over it by person", () => {
+    const local = ddl.filter((s) => /CREATE TABLE IF NOT EXISTS `default_ws`\.events_local/.test(s));
+    expect(local).toHaveLength(1);
+    expect(oneLine(local[0]!)).toContain("ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/events_local', '{replica}') ORDER BY (timestamp, uuid)");
+    const distributed = ddl.filter((s) => /CREATE TABLE IF NOT EXISTS `default_ws`\.events /.test(s));
+    expect(distributed).toHaveLength(1);
+    expect(oneLine(distributed[0]!)).toContain(
+      `AS \`default_ws\`.events_local ENGINE = Distributed('${CLUSTER}', 'default_ws', 'events_local', cityHash64(if(userId != '', userId, anonymousId)))`,
+    );
+    // Indexes, settings and TTL belong to the table that stores; the Distributed one only gets the column.
+    for (const sql of ddl.filter((s) => /^ALTER TABLE `default_ws`/.test(s.trim()))) {
+      if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS messageId/);
+      else expect(sql).toMatch(/\.`?events_local`? /);
+    }
+    expect(ddl.some((s) => /events_local.*replicated_deduplication_window/s.test(s))).toBe(true);
+    expect(ddl.some((s) => /non_replicated_deduplication_window/.test(s))).toBe(false);
+  });
+
+  test('the metadata is replicated on every node: one Keeper path for all', () => {
+    const metaTables = ddl.filter((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${META}\`.`));
+    expect(metaTables.map((s) => /`analytics_meta`\.(\w+)/.exec(s)![1]).sort()).toEqual(
+      ['api_keys', 'leases', 'metadata_changes', 'regulations', 'schema_migrations', 'suppressions', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
+    );
+    for (const sql of metaTables) expect(sql).toMatch(/ENGINE = Replicated(Replacing)?MergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
+    expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);
+  });
+
+  test('inserts are foreground through the Distributed table, with the quorum when asked', () => {
+    expect(clusterInsertSettings({ clickhouseCluster: CLUSTER, clickhouseInsertQuorum: '0' })).toEqual({ distributed_foreground_insert: 1 });
+    expect(clusterInsertSettings({ clickhouseCluster: CLUSTER, clickhouseInsertQuorum: 'auto' })).toEqual({ distributed_foreground_insert: 1, insert_quorum: 'auto' });
+    expect(clusterInsertSettings({ clickhouseCluster: '', clickhouseInsertQuorum: '2' })).toEqual({});
+    // The lease is claimed by quorum and read with sequential consistency.
+    expect(issued.some((s) => /INSERT INTO `analytics_meta`\.leases .*SETTINGS insert_quorum = 'auto'/s.test(s.sql))).toBe(true);
+    expect(issued.some((s) => /FROM `analytics_meta`\.leases.*select_sequential_consistency = 1/s.test(s.sql))).toBe(true);
+  });
+
+  test("every statement parses with the engine's parser; the DDL's AST names the layout's engines", () => {
+    for (const { sql } of issued) {
+      const formatted = engine.queryBind('SELECT formatQuery({sql:String}) AS f', { sql }, 'TabSeparatedRaw');
+      expect(formatted.length).toBeGreaterThan(0);
+      if (ddl.includes(sql)) expect(oneLine(formatted)).toContain(`ON CLUSTER ${CLUSTER}`);
+    }
+    const engines = new Set<string>();
+    for (const sql of ddl.filter((s) => /^\s*CREATE TABLE/.test(s))) {
+      const ast = engine.query(`EXPLAIN AST ${sql}`, 'TabSeparatedRaw');
+      const fn = /Storage definition[^\n]*\n\s*Function (\w+)/.exec(ast)?.[1];
+      engines.add(fn!);
+    }
+    expect([...engines].sort()).toEqual(['Distributed', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree']);
+  });
+});
