@@ -1,9 +1,11 @@
-import { Elysia, type AnyElysia } from 'elysia';
+import { Elysia, type AnyElysia, type ElysiaConfig } from 'elysia';
+import type { Server } from 'elysia/universal';
 import type { BackupRunner } from './backups/backup-runner';
 import { backupRoutes } from './backups/routes';
 import { eventExportRoutes } from './events/export-routes';
 import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
-import { EVENTS_PATH, eventRoutes, type EventRoutesDeps } from './events/routes';
+import { createEventsBody, type EventDTO } from './events/model';
+import { EVENTS_PATH, eventRoutes, storeEvents, type EventRoutesDeps } from './events/routes';
 import { queryExportRoutes } from './queries/export-routes';
 import { ConsoleAssets } from './console/assets';
 import { consoleRoutes } from './console/routes';
@@ -13,7 +15,8 @@ import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
 import type { RegulationRunner } from './regulations/regulation-runner';
 import { regulationRoutes } from './regulations/routes';
 import type { Logger } from './log';
-import { SEGMENT_PATHS, segmentBatchRoute, segmentRoutes } from './segment/routes';
+import { SEGMENT_MAX_CALL_BYTES, SegmentCall } from './segment/model';
+import { SEGMENT_CALL_PATHS, SEGMENT_PATHS, segmentBatchRoute, segmentRoutes, storeCall } from './segment/routes';
 import { metricsRoutes } from './metrics/routes';
 import type { ServiceMetrics } from './metrics/service-metrics';
 import { statusRoutes } from './status/routes';
@@ -23,6 +26,8 @@ import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSupervisor } from './webhooks/supervisor';
 import { workspaceRoutes } from './workspaces/routes';
 import { whoamiRoutes } from './workspaces/whoami-routes';
+import { authenticate, principalOf } from './http/auth';
+import { headerPrincipal } from './http/collection-auth';
 import { cors } from './http/cors';
 import { errorMapper } from './http/error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
@@ -30,6 +35,7 @@ import { jsonBody } from './http/json-body';
 import { openApi } from './http/openapi';
 import { bodyBudget, type ByteBudget } from './http/body-budget';
 import { rateLimit, RateLimiter } from './http/rate-limit';
+import { collectFastPath } from './collect-fast-path';
 import { requestLog } from './http/request-log';
 import { securityHeaders } from './http/security-headers';
 import type { Rate } from './http/token-buckets';
@@ -58,7 +64,15 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   regulations: RegulationRunner;
   backups: BackupRunner;
   streams: EventStreams;
+  /**
+   * Whether a plain `POST /events` takes the fast path (src/collect-fast-path.ts): under Bun, when
+   * requests are answered once their events are in the ingest log (they never wait long).
+   */
+  fastCollection: boolean;
 }
+
+/** Bodies up to this size take the collection fast path; larger batches gain little from it. */
+const FAST_MAX_BODY_BYTES = 256 * 1024;
 
 /** Stops the start when a renamed tracker path would take over one of the service's routes. */
 function checkFree(app: AnyElysia, method: string, path: string, variable: string): void {
@@ -87,9 +101,11 @@ export function createApp(deps: AppDeps) {
     trustedProxies: deps.trustedProxies,
     onLimited: deps.metrics.rateLimited,
   });
+  // Bun's own router takes these before Elysia sees them (filled in below, once the app exists).
+  const fastRoutes: Record<string, Record<string, (request: Request, server: Server) => Promise<Response>>> = {};
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
-  const app = new Elysia({ normalize: false })
-    .use(requestLog(deps.log, deps.metrics.requestAnswered))
+  const app = new Elysia({ normalize: false, serve: { routes: fastRoutes } as ElysiaConfig<''>['serve'] })
+    .use(requestLog(deps.log, deps.metrics.requestAnswered, collectionPaths))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
@@ -119,6 +135,31 @@ export function createApp(deps: AppDeps) {
   if (deps.trackerCollectPath !== '/v1/batch') {
     checkFree(app, 'POST', deps.trackerCollectPath, 'TRACKER_COLLECT_PATH');
     app.use(segmentBatchRoute(deps, deps.trackerCollectPath));
+  }
+  if (deps.fastCollection) {
+    const fast = { ...deps, limiter, onAnswered: deps.metrics.requestAnswered, onBodyRefused: (status: number) => deps.metrics.eventsRejected(undefined, status, 1) };
+    fastRoutes[EVENTS_PATH] = {
+      POST: collectFastPath(fast, app, {
+        route: EVENTS_PATH,
+        status: 201,
+        maxBytes: Math.min(FAST_MAX_BODY_BYTES, deps.maxBodyBytes),
+        schema: createEventsBody(deps.maxEventsPerRequest),
+        principal: (authorization) => authenticate(deps.store, authorization, 'ingest'),
+        store: (request, body) => storeEvents(deps, request, principalOf(request)!, (body as { events: EventDTO[] }).events),
+      }),
+    };
+    for (const [path, type] of SEGMENT_CALL_PATHS) {
+      fastRoutes[path] = {
+        POST: collectFastPath(fast, app, {
+          route: path,
+          status: 200,
+          maxBytes: SEGMENT_MAX_CALL_BYTES,
+          schema: SegmentCall,
+          principal: (authorization) => headerPrincipal(deps.store, authorization),
+          store: (request, body) => storeCall(deps, request, type, body as SegmentCall),
+        }),
+      };
+    }
   }
   return app.use(trackerRoutes(loadTrackerScript(deps.trackerCollectPath), deps.trackerScriptPath));
 }

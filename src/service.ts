@@ -71,6 +71,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
+  // Several processes may share a ClickHouse server: a read through another one must see the events.
+  const ack = config.ingestAck === 'auto' ? (storage.mode === 'server' ? 'loaded' : 'log') : config.ingestAck;
   const buffer = await IngestBuffer.open(
     storage,
     {
@@ -83,8 +85,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       maxLagMs: config.ingestLoadMaxLagMs,
       memoryEvents: config.ingestQueueMaxEvents,
       readWaitMs: config.ingestReadWaitMs,
-      // Several processes may share a ClickHouse server: a read through another one must see the events.
-      ack: config.ingestAck === 'auto' ? (storage.mode === 'server' ? 'loaded' : 'log') : config.ingestAck,
+      ack,
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);
@@ -172,7 +173,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let app: ReturnType<typeof createApp>;
   try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database) });
+    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
     await close();

@@ -46,17 +46,25 @@ export function nowMicros(): Micros {
   return BigInt(Date.now()) * 1000n;
 }
 
+/** Times from 1970 up to here are exact as doubles (2^53 µs: the year 2255), and far cheaper to split so. */
+const SAFE_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Whole seconds (rounded down, also before 1970) and the microseconds after them, as six digits. */
-function split(t: Micros): { second: bigint; micros: string } {
+function split(t: Micros): { second: number; micros: string } {
+  if (t >= 0n && t <= SAFE_MICROS) {
+    const n = Number(t);
+    const second = Math.floor(n / 1_000_000);
+    return { second, micros: String(n - second * 1_000_000).padStart(6, '0') };
+  }
   const second = t >= 0n ? t / 1_000_000n : (t - 999_999n) / 1_000_000n;
-  return { second, micros: String(t - second * 1_000_000n).padStart(6, '0') };
+  return { second: Number(second), micros: String(t - second * 1_000_000n).padStart(6, '0') };
 }
 
 /** The last whole second formatted, `YYYY-MM-DDThh:mm:ss`: events come many to a second. */
-let lastSecond = { at: -1n, text: '' };
+let lastSecond = { at: NaN, text: '' };
 
-function secondText(second: bigint): string {
-  if (second !== lastSecond.at) lastSecond = { at: second, text: new Date(Number(second) * 1000).toISOString().slice(0, 19) };
+function secondText(second: number): string {
+  if (second !== lastSecond.at) lastSecond = { at: second, text: new Date(second * 1000).toISOString().slice(0, 19) };
   return lastSecond.text;
 }
 

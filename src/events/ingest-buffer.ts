@@ -88,6 +88,10 @@ interface Waiter {
   resolve(): void;
 }
 
+const NO_IDS = () => {};
+/** How long loading pauses after the log itself failed. */
+const LOAD_FAILURE_PAUSE_MS = 1000;
+
 /** A replayed record already in the engine is found by one uuid: an insert is all or nothing. */
 const REPLAY_CHECK_CHUNK = 10_000;
 
@@ -118,7 +122,11 @@ export class IngestBuffer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closing = false;
   private abandoned = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** After a failure of the log itself, no load starts before this (ms, Date.now()). */
+  private pausedUntil = 0;
+  /** Submissions being logged, and who waits for there to be none (close). */
+  private submitting = 0;
+  private noneSubmitting: PromiseWithResolvers<void> | undefined;
   private readonly loader: EventLoader;
 
   private constructor(
@@ -199,17 +207,19 @@ export class IngestBuffer {
     if (kept.length === 0) return { stored: 0, suppressed };
     const submission = this.nextSubmission++;
     this.unsettled.set(submission, kept[0]!.parsedAt);
-    const work = this.logSubmission(submission, database, kept);
-    this.inFlight.add(work);
-    const forget = () => void this.inFlight.delete(work);
-    work.then(forget, forget);
-    return { stored: await work, suppressed };
+    this.submitting++;
+    try {
+      return { stored: await this.logSubmission(submission, database, kept), suppressed };
+    } finally {
+      if (--this.submitting === 0) this.noneSubmitting?.resolve();
+    }
   }
 
   private async logSubmission(submission: number, database: string, events: readonly AcceptedEvent[]): Promise<number> {
     let settle: ((stored: boolean) => void) | undefined;
     try {
-      const claim = await this.options.messageIds.claim(database, events);
+      // Without messageIds there is nothing to claim: no wait for a promise on the hot path.
+      const claim = events.some((e) => e.event.messageId !== undefined) ? await this.options.messageIds.claim(database, events) : { fresh: events, settle: NO_IDS };
       settle = claim.settle;
       if (claim.fresh.length === 0) {
         this.unsettled.delete(submission);
@@ -307,7 +317,10 @@ export class IngestBuffer {
     this.closing = true;
     // Loading goes on while storage takes it; the first failure ends it.
     this.loader.stop();
-    await Promise.allSettled([...this.inFlight]);
+    if (this.submitting > 0) {
+      this.noneSubmitting = Promise.withResolvers<void>();
+      await this.noneSubmitting.promise;
+    }
     await this.drain();
     clearTimeout(this.timer);
     await this.wal.close();
@@ -315,7 +328,7 @@ export class IngestBuffer {
 
   /** Starts a load when one is due, else sets a timer for when the oldest entry will be. */
   private schedule(): void {
-    if (this.loading || this.abandoned) return;
+    if (this.loading || this.abandoned || Date.now() < this.pausedUntil) return;
     this.skipFailed();
     const first = this.queue[this.head];
     if (!first || first.state !== 'logged') return;
@@ -359,7 +372,14 @@ export class IngestBuffer {
       this.compact();
       this.wal.markLoaded(batch.at(-1)!.position!);
     } catch (err) {
-      if (!(err instanceof LoadAbandonedError)) throw err;
+      if (!(err instanceof LoadAbandonedError)) {
+        // The log itself failed (reading a spilled record back, recording progress, a full disk):
+        // the batch stays queued and is tried again shortly; nothing acknowledged is dropped.
+        this.log.error('loading from the ingest log failed; trying again shortly', { events: this.unloadedRows, err });
+        this.pausedUntil = Date.now() + LOAD_FAILURE_PAUSE_MS;
+        setTimeout(() => this.schedule(), LOAD_FAILURE_PAUSE_MS).unref();
+        return;
+      }
       this.abandoned = true;
       // Repeats waiting for these ids may go: the events are safe in the log.
       for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.settleIds?.(true);

@@ -8,8 +8,8 @@ import type { Event } from './model';
  * database name and the events' rows (their JSON, which is also their insert line), a line each.
  * A database name holds no newline (it is a strict identifier), nor does compact JSON.
  */
-export function encodeEventsRecord(database: string, events: readonly AcceptedEvent[]): Uint8Array {
-  return Buffer.from(`${database}\n${events.map((e) => e.json).join('\n')}`);
+export function encodeEventsRecord(database: string, events: readonly AcceptedEvent[]): string {
+  return events.length === 1 ? `${database}\n${events[0]!.json}` : `${database}\n${events.map((e) => e.json).join('\n')}`;
 }
 
 export interface EventsRecord {

@@ -4,7 +4,7 @@ import { readCollectionRequest } from '../http/collection-auth';
 import { bodyBytes } from '../http/json-body';
 import { BODY_PROBLEMS, payloadTooLarge, problems, type ProblemError } from '../http/problem';
 import type { Storage } from '../storage/storage';
-import type { WorkspaceStore } from '../workspaces/workspace-store';
+import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import type { MonotonicClock } from '../monotonic-clock';
 import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
@@ -45,6 +45,21 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
   if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
 }
 
+/**
+ * Stores a validated batch of the caller's workspace and answers the 201's JSON, the stored events
+ * (413 naming events over the size limit). The route's handler, and the collection fast path's.
+ */
+export async function storeEvents(deps: EventRoutesDeps, request: Request, principal: Principal, events: readonly EventDTO[]): Promise<string> {
+  const database = principal.workspace.databaseName;
+  checkEventSizes(events, deps.maxEventBytes, bodyBytes(request));
+  const accepted = events.map((e) => acceptEvent(e, deps.clock.next(), database));
+  await deps.buffer.submit(database, accepted);
+  const n = accepted.length;
+  deps.metrics.eventsAccepted(database, n);
+  // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
+  return `{"results":[${accepted.map((a) => a.json).join(',')}],"limit":${n},"offset":0,"total":${n}}`;
+}
+
 /** The path of the collection route, which the CORS plugin opens to any origin. */
 export const EVENTS_PATH = '/events';
 
@@ -54,16 +69,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
     .use(auth(deps.store))
     .post(
       EVENTS_PATH,
-      async ({ body, request }) => {
-        const database = principalOf(request)!.workspace.databaseName;
-        checkEventSizes(body.events, deps.maxEventBytes, bodyBytes(request));
-        const accepted = body.events.map((e) => acceptEvent(e, deps.clock.next(), database));
-        await deps.buffer.submit(database, accepted);
-        const n = accepted.length;
-        deps.metrics.eventsAccepted(database, n);
-        // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).
-        return json(`{"results":[${accepted.map((a) => a.json).join(',')}],"limit":${n},"offset":0,"total":${n}}`, 201);
-      },
+      async ({ body, request }) => json(await storeEvents(deps, request, principalOf(request)!, body.events), 201),
       {
         transform: (ctx) => {
           // Before the key check and the decoding: shedding must cost next to nothing.

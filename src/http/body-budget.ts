@@ -30,12 +30,16 @@ export class ByteBudget {
     return this.used;
   }
 
+  /** Grants `bytes` at once if they fit and no one waits; else grants nothing. */
+  tryAcquire(bytes: number): boolean {
+    if (this.waiting.length > 0 || !this.fits(bytes)) return false;
+    this.used += bytes;
+    return true;
+  }
+
   /** Resolves true once `bytes` are granted, or false after `maxWaitMs` without. */
   acquire(bytes: number, maxWaitMs: number): Promise<boolean> | true {
-    if (this.waiting.length === 0 && this.fits(bytes)) {
-      this.used += bytes;
-      return true;
-    }
+    if (this.tryAcquire(bytes)) return true;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         bytes,

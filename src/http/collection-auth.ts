@@ -7,7 +7,7 @@ const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
 const BEARER = /^Bearer /i;
 
 /** The caller of an `Authorization` header: Bearer, or HTTP Basic with the write key, as Segment's clients send it. */
-function headerPrincipal(store: WorkspaceStore, authorization: string): Principal {
+export function headerPrincipal(store: WorkspaceStore, authorization: string): Principal {
   if (BEARER.test(authorization)) return authenticate(store, authorization, 'ingest');
   const match = BASIC.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Basic <base64 of writeKey:>" or "Bearer <key>"', 'invalid_request');

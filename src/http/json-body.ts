@@ -96,11 +96,27 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** Bodies read before the app saw the request (the collection fast path), by request. */
+const readElsewhere = new WeakMap<Request, Uint8Array>();
+
+/** Hands the app a body already read off `request`, which it then reads instead of the spent stream. */
+export function handOnBody(request: Request, bytes: Uint8Array): void {
+  readElsewhere.set(request, bytes);
+}
+
+/** A body's bytes as the JSON routes read them (`decodeBody` then decodes them); throws on invalid UTF-8. */
+export function rawBody(request: Request, bytes: Uint8Array, contentType: string): RawBody {
+  decodedSizes.set(request, bytes.byteLength);
+  return new RawBody(contentType, strictUtf8.decode(bytes));
+}
+
 /**
  * The body's bytes, but no more than `limit`: a body sent without Content-Length (chunked) is not
  * held in memory past it. The transport admits larger bodies for the streamed routes.
  */
 async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+  const handedOn = readElsewhere.get(request);
+  if (handedOn) return handedOn;
   // With a Content-Length within the limit, the runtime reads it whole: far cheaper per request
   // than a stream reader (single-event requests spent a sixth of their time in one).
   const declared = request.headers.get('content-length');
@@ -116,7 +132,7 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array> 
 }
 
 /** The body's bytes within `timeoutMs`; a body that trickles in (a slow client) gets 408. */
-async function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<Uint8Array> {
+export async function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<Uint8Array> {
   const reading = readAtMost(request, maxBytes + 1);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -102,6 +102,24 @@ export class RateLimiter {
     if (wait > 0) throw this.refuse(collection ? 'collect_per_key' : 'read_per_key', `too many requests with this ${principal.kind} key`, perKey.rate, wait);
   }
 
+  /**
+   * For the collection fast path: takes the request's tokens (per address and per key) when no
+   * limit would refuse it, and answers whether it did; a request refused here is left to the
+   * plugin, which refuses and counts it.
+   */
+  admitCollection(request: Request, server: Server | null, principal: Principal): boolean {
+    const address = addressKey(clientAddress(request, server, this.options.trustedProxies));
+    const key = `${principal.kind}:${principal.workspace.workspaceId}`;
+    const now = performance.now();
+    if (this.authFailures && this.authFailures.wait(address, now) > 0) return false;
+    if (this.collectPerAddress && this.collectPerAddress.wait(address, now) > 0) return false;
+    if (this.collectPerKey && this.collectPerKey.wait(key, now) > 0) return false;
+    this.addresses.set(request, address);
+    this.collectPerAddress?.take(address, now);
+    this.collectPerKey?.take(key, now);
+    return true;
+  }
+
   /** After the answer: a 401 counts against the address's failed keys. */
   answered(request: Request, status: number): void {
     if (!this.authFailures || status !== 401) return;

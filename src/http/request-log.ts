@@ -1,5 +1,6 @@
 import { Elysia, StatusMap } from 'elysia';
 import type { Logger } from '../log';
+import { pathOf } from './url-path';
 
 const started = new WeakMap<Request, { id: string; at: number }>();
 
@@ -22,24 +23,40 @@ export function answeredStatus(set: { status?: number | keyof StatusMap }, respo
  * Gives each request an id (echoed in `x-request-id`) and logs method, path, status and latency;
  * `onAnswered` hears of each request too (for metrics).
  */
-export function requestLog(log: Logger, onAnswered?: (answer: AnsweredRequest) => void) {
+export function requestLog(log: Logger, onAnswered?: (answer: AnsweredRequest) => void, collectionPaths: ReadonlySet<string> = new Set()) {
   return new Elysia({ name: 'request-log' })
     .onRequest(({ request, set }) => {
-      const id = request.headers.get('x-request-id')?.slice(0, 64) || crypto.randomUUID();
+      const id = requestIdOf(request);
       started.set(request, { id, at: performance.now() });
       set.headers['x-request-id'] = id;
     })
     .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const start = started.get(request);
-      const ms = start ? performance.now() - start.at : undefined;
       const status = answeredStatus(set, responseValue);
-      log.info('request', {
-        requestId: start?.id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status,
-        ms: ms === undefined ? undefined : Math.round(ms * 10) / 10,
-      });
-      if (onAnswered && ms !== undefined) onAnswered({ method: request.method, route: route || undefined, status, seconds: ms / 1000 });
+      const collected = status < 400 && request.method === 'POST' && collectionPaths.has(pathOf(request.url));
+      logAnswer(log, onAnswered, request, { id: start?.id, route: route || undefined, status, ms: start ? performance.now() - start.at : undefined, collected });
     });
+}
+
+/** New request ids: this process's random prefix and a count, unique without a random UUID per request. */
+const ID_PREFIX = crypto.randomUUID().slice(0, 8);
+let requests = 0;
+
+/** The request id a client sent (cut to 64 characters), or a new one. */
+export function requestIdOf(request: Request): string {
+  return request.headers.get('x-request-id')?.slice(0, 64) || `${ID_PREFIX}-${(++requests).toString(36)}`;
+}
+
+/** Logs a request once answered (collection that succeeded at debug level), and tells `onAnswered` (for metrics). */
+export function logAnswer(
+  log: Logger,
+  onAnswered: ((answer: AnsweredRequest) => void) | undefined,
+  request: Request,
+  answer: { id: string | undefined; route: string | undefined; status: number; ms: number | undefined; collected: boolean },
+): void {
+  const { id, route, status, ms, collected } = answer;
+  // Events taken in are counted in /metrics; a line each (thousands a second) would bury the rest.
+  const level = collected ? 'debug' : 'info';
+  if (log.writes(level)) log[level]('request', { requestId: id, method: request.method, path: pathOf(request.url), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
+  if (onAnswered && ms !== undefined) onAnswered({ method: request.method, route, status, seconds: ms / 1000 });
 }

@@ -43,6 +43,9 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** What every answer carries but the reference page's (its policy differs). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = { ...ALWAYS, 'content-security-policy': PAGE_CSP };
+
 /** The API reference page and its files. */
 function isDocs(path: string): boolean {
   return path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`);
@@ -57,7 +60,7 @@ export function securityHeaders() {
   // Default headers of the app: Elysia puts them in each answer's headers as it starts them, far
   // cheaper than setting them per request; only the reference page changes its policy.
   return new Elysia({ name: 'security-headers' })
-    .headers({ ...ALWAYS, 'content-security-policy': PAGE_CSP })
+    .headers(SECURITY_HEADERS)
     .onRequest(({ request, set }) => {
       if (isDocs(pathOf(request.url))) set.headers['content-security-policy'] = DOCS_CSP;
     });

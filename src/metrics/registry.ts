@@ -39,7 +39,8 @@ abstract class LabelledFamily<L extends string, S> implements Family {
 
   protected stateOf(labels: LabelValues<L>): S {
     const values = this.labelNames.map((name) => labels[name]);
-    const key = JSON.stringify(values);
+    // Label values hold no NUL (they are names, routes and statuses).
+    const key = values.join('\u0000');
     let entry = this.series.get(key);
     if (!entry) {
       entry = { values, state: this.initialState() };

@@ -14,6 +14,7 @@ import {
   SegmentAccepted,
   SegmentCall,
   segmentBatchBody,
+  type SegmentType,
 } from './model';
 import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
 
@@ -26,6 +27,17 @@ const SHORT_NAMES = { batch: 'b', track: 't', identify: 'i', page: 'p', screen: 
 export const SEGMENT_PATHS = Object.entries(SHORT_NAMES).flatMap(([call, short]) => [`/v1/${call}`, `/v1/${short}`]);
 
 const ACCEPTED = '{"success":true}';
+
+/** The path of each single call (`/v1/track`, `/v1/t`, ...) and its type. */
+export const SEGMENT_CALL_PATHS: ReadonlyArray<readonly [string, SegmentType]> = SEGMENT_TYPES.flatMap((type) => [
+  [`/v1/${type}`, type] as const,
+  [`/v1/${SHORT_NAMES[type]}`, type] as const,
+]);
+
+/** Stores one validated call of the caller (remembered on `request`) as an event of `type`: the 200's JSON, or 400 naming what is missing. */
+export function storeCall(deps: SegmentRoutesDeps, request: Request, type: SegmentType, call: SegmentCall): Promise<string> {
+  return ingest(deps, request, [{ ...call, type } as SegmentMessage], {}, () => '');
+}
 
 /** Segment's clients treat 429 with Retry-After as "slow down"; /events answers the same as 503. */
 function asSegmentAnswer(err: unknown): unknown {
@@ -52,8 +64,8 @@ function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
   };
 }
 
-/** Stores the calls as one atomic batch, or refuses them all with every problem listed. */
-async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentMessage[], batch: BatchDefaults, pointerOf: (i: number) => string) {
+/** Stores the calls as one atomic batch (answering the 200's JSON), or refuses them all with every problem listed. */
+async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentMessage[], batch: BatchDefaults, pointerOf: (i: number) => string): Promise<string> {
   const database = principalOf(request)!.workspace.databaseName;
   const errors: ProblemError[] = [];
   // No call is larger than the body that holds it: a small body needs no call measured.
@@ -75,8 +87,10 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
     throw asSegmentAnswer(err);
   }
   deps.metrics.eventsAccepted(database, accepted.length);
-  return new Response(ACCEPTED, { headers: { 'content-type': 'application/json' } });
+  return ACCEPTED;
 }
+
+const accepted = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } });
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
 
@@ -87,8 +101,8 @@ const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }
 export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
   return new Elysia({ name: 'segment-batch', seed: path, normalize: false }).post(
     path,
-    ({ body, request }) =>
-      ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`),
+    async ({ body, request }) =>
+      accepted(await ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
@@ -112,22 +126,20 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
  */
 export function segmentRoutes(deps: SegmentRoutesDeps) {
   const app = new Elysia({ name: 'segment', normalize: false }).use(segmentBatchRoute(deps, '/v1/batch')).use(segmentBatchRoute(deps, `/v1/${SHORT_NAMES.batch}`));
-  for (const type of SEGMENT_TYPES) {
-    for (const path of [`/v1/${type}`, `/v1/${SHORT_NAMES[type]}`]) {
-      app.post(path, ({ body, request }) => ingest(deps, request, [{ ...(body as SegmentCall), type } as SegmentMessage], {}, () => ''), {
-        transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
-        afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
-        body: SegmentCall,
-        response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 403, 429) },
-        detail: {
-          ...(path === `/v1/${type}` ? {} : { hide: true }),
-          tags: ['Segment'],
-          summary: `Send a Segment ${type} call`,
-          description: `Stored as an event of type ${type}; 200 once committed.`,
-          security: SECURITY,
-        },
-      });
-    }
+  for (const [path, type] of SEGMENT_CALL_PATHS) {
+    app.post(path, async ({ body, request }) => accepted(await storeCall(deps, request, type, body)), {
+      transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
+      afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
+      body: SegmentCall,
+      response: { 200: SegmentAccepted, ...problems(...BODY_PROBLEMS, 401, 403, 429) },
+      detail: {
+        ...(path === `/v1/${type}` ? {} : { hide: true }),
+        tags: ['Segment'],
+        summary: `Send a Segment ${type} call`,
+        description: `Stored as an event of type ${type}; 200 once it is in the ingest log.`,
+        security: SECURITY,
+      },
+    });
   }
   return app;
 }

@@ -41,18 +41,22 @@ export class KeyRing {
    * single-event request. Only keys that were found are kept, so guesses cannot fill it; a
    * revoked key's hash no longer finds a grant.
    */
-  private readonly recentHashes = new Map<string, Buffer>();
+  private readonly recentHashes = new Map<string, { hash: Buffer; hex: string }>();
 
   add(hash: Buffer, grant: KeyGrant): void {
     this.grants.set(hash.toString('hex'), { hash, grant });
   }
 
   find(key: string): KeyGrant | undefined {
-    const hash = this.recentHashes.get(key) ?? hashKey(key);
-    const entry = this.grants.get(hash.toString('hex'));
-    if (!entry || !timingSafeEqual(entry.hash, hash)) return undefined;
+    let recent = this.recentHashes.get(key);
+    if (!recent) {
+      const hash = hashKey(key);
+      recent = { hash, hex: hash.toString('hex') };
+    }
+    const entry = this.grants.get(recent.hex);
+    if (!entry || !timingSafeEqual(entry.hash, recent.hash)) return undefined;
     if (this.recentHashes.size >= RECENT_HASHES) this.recentHashes.clear();
-    this.recentHashes.set(key, hash);
+    this.recentHashes.set(key, recent);
     return entry.grant;
   }
 

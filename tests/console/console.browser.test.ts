@@ -83,7 +83,7 @@ describeInChromium('the console in Chromium', () => {
   let receiver: WebhookReceiver;
   const logLines: string[] = [];
   const capture = (msg: string, fields?: Record<string, unknown>) => void logLines.push(JSON.stringify({ msg, ...fields }));
-  const log: Logger = { debug: capture, info: capture, warn: capture, error: capture };
+  const log: Logger = { writes: () => true, debug: capture, info: capture, warn: capture, error: capture };
 
   const shot = async (name: string) => {
     mkdirSync(SHOTS, { recursive: true });

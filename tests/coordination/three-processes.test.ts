@@ -9,6 +9,7 @@ import { startClickHouseFixture, type ClickHouseFixture } from '../fixtures/clic
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
+import { join } from 'node:path';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 
 const PUBLIC_KEY = 'public-scale-out-key';
@@ -66,8 +67,11 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
   };
   // One after the other: the first start creates the metadata and the default workspace.
-  for (let i = 0; i < 3; i++) processes.push(await startServiceProcess(env));
+  for (let i = 0; i < 3; i++) processes.push(await startOne());
 });
+
+/** A process of its own DATA_DIR (its ingest log), over the shared server. */
+const startOne = () => startServiceProcess({ ...env, DATA_DIR: join(ENGINE_DIR, uniqueName('process')) });
 
 afterAll(async () => {
   for (const p of processes) p.proc.kill('SIGTERM');
@@ -128,7 +132,7 @@ describe('three processes over one ClickHouse server', () => {
     expect(resent).toBeLessThanOrEqual(1);
     console.log(`scale-out: owner killed after ${requestsAtKill} requests; new owner elected ${takeoverMs} ms after the kill (lease ${LEASE_MS} ms); requests sent again with the same webhook-id: ${resent}`);
     // A replacement joins, as an orchestrator would start one: three processes again.
-    processes.push(await startServiceProcess(env));
+    processes.push(await startOne());
   });
 
   test('a workspace deleted through one process is refused by the others', async () => {

@@ -79,6 +79,9 @@ describe('deploy/compose.cluster.yaml', () => {
       expect(env.WEBHOOK_DELIVERY).toBe('auto');
       expect(NODES.map((n) => `http://${n}:8123`)).toContain(env.CLICKHOUSE_URL);
       expect(compose.services[api].stop_grace_period).toBe('30s');
+      // Its ingest log on a volume of its own.
+      expect(compose.services[api].volumes).toEqual([`${api}-data:/data`]);
+      expect(compose.volumes).toHaveProperty(`${api}-data`);
     }
     expect(new Set(APIS.map((a) => compose.services[a].environment.CLICKHOUSE_URL)).size).toBe(APIS.length);
     const caddy = read('Caddyfile');
@@ -117,8 +120,11 @@ describe('deploy/kubernetes/analytics.yaml', () => {
     expect(config).toContain(`<${CLUSTER}>`);
     expect(config).toContain('<replica from_env="POD_NAME"/>');
     expect(byName('StatefulSet', 'clickhouse-keeper')).toBeDefined();
-    const api = byName('Deployment', 'analytics');
+    const api = byName('StatefulSet', 'analytics');
     expect(api.spec.replicas).toBe(3);
+    // Each process's ingest log on a volume of its own.
+    expect(api.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
+    expect(api.spec.template.spec.containers[0].volumeMounts).toContainEqual({ name: 'data', mountPath: '/data' });
     const env = Object.fromEntries((api.spec.template.spec.containers[0].env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
     expect(env).toMatchObject({ CLICKHOUSE_CLUSTER: CLUSTER, WEBHOOK_DELIVERY: 'auto', CLICKHOUSE_URL: 'http://clickhouse:8123' });
     expect(byName('Ingress', 'analytics').spec.rules[0].http.paths[0].backend.service.name).toBe('analytics');

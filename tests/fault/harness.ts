@@ -98,7 +98,7 @@ export async function startService(dir: string, env: Record<string, string> = {}
 }
 
 /**
- * Service-side latency (ms) of each request it logged, by status: needs LOG_LEVEL=info. Unlike
+ * Service-side latency (ms) of each request it logged, by status: needs LOG_LEVEL=debug. Unlike
  * times taken by the clients, it leaves out the load generator's own delays.
  */
 export function loggedLatencies(dir: string): Map<number, number[]> {

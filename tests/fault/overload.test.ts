@@ -15,8 +15,8 @@ const MiB = 1024 ** 2;
 
 test('overload: answers, sheds with 503 + Retry-After, bounded memory, every 201 stored', async () => {
   const dir = scenarioDir('overload');
-  // LOG_LEVEL=info: the service logs each request's latency, read back for the figures.
-  const svc = await startService(dir, { LOG_LEVEL: 'info' });
+  // LOG_LEVEL=debug: the service logs each request's latency (accepted collection at debug), read back for the figures.
+  const svc = await startService(dir, { LOG_LEVEL: 'debug' });
   const pid = svc.proc.pid;
   let peak = rssBytes(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);

@@ -3,9 +3,9 @@ import { createLogger } from '../../src/log';
 import { eventually } from '../helpers/eventually';
 import { startTestService } from '../helpers/test-service';
 
-test('each request is logged with the status it was answered with, a 201 built as a Response included', async () => {
+test('each request is logged with the status it was answered with; events taken in at debug level, the rest at info', async () => {
   const lines: string[] = [];
-  const svc = await startTestService({}, undefined, createLogger('info', (l) => lines.push(l)));
+  const svc = await startTestService({}, undefined, createLogger('debug', (l) => lines.push(l)));
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [{ type: 'track', event: 'logged' }] } })).status).toBe(201);
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [] } })).status).toBe(400);
   expect((await svc.request('GET', '/nowhere')).status).toBe(404);
@@ -13,9 +13,9 @@ test('each request is logged with the status it was answered with, a 201 built a
   const requests = () => lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request');
   await eventually('three requests logged', async () => requests().length === 3);
   await svc.stop();
-  expect(requests().map((e) => [e.method, e.path, e.status])).toEqual([
-    ['POST', '/events', 201],
-    ['POST', '/events', 400],
-    ['GET', '/nowhere', 404],
+  expect(requests().map((e) => [e.method, e.path, e.status, e.level])).toEqual([
+    ['POST', '/events', 201, 'debug'],
+    ['POST', '/events', 400, 'info'],
+    ['GET', '/nowhere', 404, 'info'],
   ]);
 });

@@ -9,11 +9,15 @@ export const HEADER_BYTES = 8;
 /** No record is larger: a length beyond it is damage, not a record (an import batch is far smaller). */
 export const MAX_PAYLOAD_BYTES = 1024 ** 3;
 
-export function encodeRecord(payload: Uint8Array): Buffer {
-  const record = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);
-  record.writeUInt32LE(payload.byteLength, 0);
+/** The record of `payload`; text is written as UTF-8 straight into the record. */
+export function encodeRecord(payload: Uint8Array | string): Buffer {
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+  const record = Buffer.allocUnsafe(HEADER_BYTES + length);
+  if (typeof payload === 'string') record.write(payload, HEADER_BYTES);
+  else record.set(payload, HEADER_BYTES);
+  record.writeUInt32LE(length, 0);
+  // The checksum of text is that of its UTF-8 bytes, without a view of the record made for it.
   record.writeUInt32LE(crc32(payload), 4);
-  record.set(payload, HEADER_BYTES);
   return record;
 }
 

@@ -129,8 +129,8 @@ export class WriteAheadLog {
     return total;
   }
 
-  /** Appends a record; resolves once it is written (and synced, with `fsync`) with its group. */
-  append(payload: Uint8Array): Promise<LogPosition> {
+  /** Appends a record (text is stored as UTF-8); resolves once it is written (and synced, with `fsync`) with its group. */
+  append(payload: Uint8Array | string): Promise<LogPosition> {
     if (this.closed) return Promise.reject(new LogWriteError('the ingest log is closed', undefined));
     const { promise, resolve, reject } = Promise.withResolvers<LogPosition>();
     this.pending.push({ record: encodeRecord(payload), resolve, reject });
@@ -191,7 +191,14 @@ export class WriteAheadLog {
     const group = this.pending;
     this.pending = [];
     try {
-      if (this.sizes.get(this.current)! >= this.options.segmentBytes) this.rotate();
+      if (this.sizes.get(this.current)! >= this.options.segmentBytes) {
+        try {
+          this.rotate();
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          throw new LogWriteError(`the ingest log could not begin a new segment (${code ?? (err as Error).message})`, code);
+        }
+      }
       const positions = this.write(group);
       if (this.options.fsync) await this.sync(positions[0]!.offset);
       group.forEach((a, i) => a.resolve(positions[i]!));
@@ -245,15 +252,17 @@ export class WriteAheadLog {
   }
 
   private rotate(): void {
+    // The next segment first: if it cannot be opened, appends go on in this one.
+    const next = this.openSegment(this.current + 1);
     closeSync(this.fd);
-    this.fd = this.openSegment(this.current + 1);
+    this.fd = next;
     this.current++;
   }
 
   private openSegment(n: number): number {
     const fd = openSync(join(this.options.dir, segmentName(n)), 'w');
-    this.sizes.set(n, 0);
     if (this.options.fsync) syncDirectory(this.options.dir);
+    this.sizes.set(n, 0);
     return fd;
   }
 }

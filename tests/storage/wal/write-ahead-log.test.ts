@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type LogFields } from '../../../src/log';
+import { mountSmallDisk, unmount } from '../../helpers/small-disk';
 import { LogWriteError, WriteAheadLog } from '../../../src/storage/wal/write-ahead-log';
 
 const root = mkdtempSync(join(tmpdir(), 'wal-test-'));
@@ -107,22 +107,11 @@ describe('WriteAheadLog', () => {
   });
 });
 
-/** A small tmpfs, when this process may mount one (root in a container usually may). */
-function mountSmallDisk(dir: string, bytes: number): boolean {
-  mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('WriteAheadLog on a full disk', () => {
   const disk = join(root, 'small-disk');
   const mounted = mountSmallDisk(disk, 256 * 1024);
   afterAll(() => {
-    if (mounted) execFileSync('umount', [disk]);
+    if (mounted) unmount(disk);
   });
 
   test.skipIf(!mounted)('a write that does not fit fails whole (nothing of it kept), and appends work again once space returns', async () => {
