@@ -90,6 +90,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         webhooks.committed(database, events);
         streams.committed(database, events);
       },
+      announces: (database) => webhooks.listensTo(database) || streams.listensTo(database),
       messageIds,
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),

@@ -9,13 +9,19 @@ import type { Event } from './model';
 /** One request's events as the ingest log holds them, ready to load. */
 export interface LoadItem {
   database: string;
-  events: readonly AcceptedEvent[];
+  /** Its events: at hand, or parsed from the log when needed (only to announce them). */
+  events(): readonly AcceptedEvent[];
+  /** The events' JSON lines, joined by newlines (as the log holds them). */
+  lines: string;
+  rows: number;
   position: LogPosition;
 }
 
 export interface EventLoaderOptions {
   /** Told of each loaded insert, with its events in log order, once its whole batch is loaded. Must not throw. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
+  /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
+  announces?: (database: string) => boolean;
   /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
   onFlush?: (rows: number, seconds: number) => void;
   /** Where events the engine refuses are set aside, a file per request, so that none is lost unseen. */
@@ -82,7 +88,8 @@ export class EventLoader {
   }
 
   private async loadGroup(database: string, items: readonly LoadItem[], committed: Array<{ database: string; events: Event[] }>): Promise<void> {
-    const lines = items.flatMap((item) => item.events.map((e) => e.json));
+    const lines = items.map((item) => item.lines);
+    const rows = items.reduce((n, item) => n + item.rows, 0);
     const first = items[0]!.position;
     const token = `${this.tokenPrefix}_${first.segment}_${first.offset}_${items.length}`;
     let failures = 0;
@@ -91,14 +98,14 @@ export class EventLoader {
       try {
         await this.storage.insert(database, 'events', lines, token);
         const ms = performance.now() - started;
-        this.options.onFlush?.(lines.length, ms / 1000);
-        this.log.debug('ingest load', { database, rows: lines.length, ms: Math.round(ms) });
-        if (failures > 0) this.log.warn('storage took the waiting events', { database, rows: lines.length, failedAttempts: failures });
-        committed.push({ database, events: items.flatMap((item) => item.events.map((e) => e.event)) });
+        this.options.onFlush?.(rows, ms / 1000);
+        this.log.debug('ingest load', { database, rows, ms: Math.round(ms) });
+        if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
+        if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {
         if (err instanceof StorageQueryError && err.clickhouseCode !== undefined && GONE_CODES.has(err.clickhouseCode)) {
-          this.log.warn("events of a deleted workspace dropped from the ingest log: its database is gone", { database, rows: lines.length });
+          this.log.warn("events of a deleted workspace dropped from the ingest log: its database is gone", { database, rows });
           return;
         }
         if (err instanceof StorageQueryError && err.isBadData) {
@@ -108,9 +115,9 @@ export class EventLoader {
           return;
         }
         failures++;
-        if (this.stopping) throw new LoadAbandonedError(`storage did not take ${lines.length} events of ${database} (${(err as Error).message})`);
+        if (this.stopping) throw new LoadAbandonedError(`storage did not take ${rows} events of ${database} (${(err as Error).message})`);
         if (failures % LOG_EVERY_FAILURES === 1) {
-          this.log.error('loading events into storage failed; they wait in the ingest log and are tried again', { database, rows: lines.length, failedAttempts: failures, nextInMs: delay, err });
+          this.log.error('loading events into storage failed; they wait in the ingest log and are tried again', { database, rows, failedAttempts: failures, nextInMs: delay, err });
         }
         await Promise.race([this.stopped.promise, new Promise((wake) => setTimeout(wake, delay).unref())]);
       }
@@ -119,10 +126,10 @@ export class EventLoader {
 
   private setAside(item: LoadItem, err: StorageQueryError): void {
     const path = join(this.options.refusedDir, `refused-${item.position.segment}-${item.position.offset}.ndjson`);
-    writeFileSync(path, item.events.map((e) => e.json).join('\n') + '\n');
+    writeFileSync(path, item.lines + '\n');
     this.log.error('the engine refused the events of one request; they are set aside in a file', {
       database: item.database,
-      rows: item.events.length,
+      rows: item.rows,
       file: path,
       err: err.message.split('\n')[0],
     });

@@ -5,7 +5,7 @@ import { LogWriteError, WriteAheadLog, type LogPosition } from '../storage/wal/w
 import { toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
-import { decodeEventsRecord, encodeEventsRecord } from './log-records';
+import { decodeEventsRecord, encodeEventsRecord, linesOf, type EventsRecord } from './log-records';
 import type { Event } from './model';
 import type { RecentMessageIds } from './recent-message-ids';
 
@@ -52,6 +52,8 @@ export interface IngestBufferOptions {
   ack: 'log' | 'loaded';
   /** Told of each loaded insert, with its events in log order. Must not throw, and must be quick. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
+  /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
+  announces?: (database: string) => boolean;
   /** Recognises repeated messageIds: a repeat is acknowledged with its request, not logged again. */
   messageIds: RecentMessageIds;
   /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
@@ -70,8 +72,9 @@ interface Entry {
   submission: number;
   database: string;
   rows: number;
-  /** Held for the loader; undefined once spilled (read back from the log when loaded). */
+  /** Held for the loader, with their rows as one text; undefined once spilled (read back from the log when loaded). */
   events: readonly AcceptedEvent[] | undefined;
+  lines: string | undefined;
   state: 'appending' | 'logged' | 'failed';
   position?: LogPosition;
   /** When it was logged (ms, Date.now()). */
@@ -135,7 +138,7 @@ export class IngestBuffer {
     private readonly options: IngestBufferOptions,
     private readonly log: Logger,
   ) {
-    this.loader = new EventLoader(storage, { onCommitted: options.onCommitted, onFlush: options.onFlush, refusedDir: options.logDir }, log);
+    this.loader = new EventLoader(storage, { onCommitted: options.onCommitted, announces: options.announces, onFlush: options.onFlush, refusedDir: options.logDir }, log);
   }
 
   /**
@@ -227,8 +230,10 @@ export class IngestBuffer {
         return 0;
       }
       const entry = this.enqueue(submission, database, claim.fresh);
+      const record = encodeEventsRecord(database, claim.fresh);
+      entry.lines = linesOf(record, database);
       try {
-        entry.position = await this.wal.append(encodeEventsRecord(database, claim.fresh));
+        entry.position = await this.wal.append(record);
       } catch (err) {
         entry.state = 'failed';
         this.unloadedRows -= entry.rows;
@@ -238,8 +243,7 @@ export class IngestBuffer {
       entry.state = 'logged';
       entry.loggedAt = Date.now();
       entry.settleIds = claim.settle;
-      if (this.memoryRows + entry.rows > this.options.memoryEvents) entry.events = undefined;
-      else this.memoryRows += entry.rows;
+      this.hold(entry);
       this.schedule();
       if (this.options.ack === 'loaded' && !(await this.waitFor(entry.seq, this.options.readWaitMs))) {
         this.log.warn('events answered before storage took them: they wait in the ingest log', { database, rows: entry.rows, waitedMs: this.options.readWaitMs });
@@ -258,7 +262,7 @@ export class IngestBuffer {
   }
 
   private enqueue(submission: number, database: string, events: readonly AcceptedEvent[]): Entry {
-    const entry: Entry = { seq: this.nextSeq++, submission, database, rows: events.length, events, state: 'appending', loggedAt: 0 };
+    const entry: Entry = { seq: this.nextSeq++, submission, database, rows: events.length, events, lines: undefined, state: 'appending', loggedAt: 0 };
     this.queue.push(entry);
     this.lastSeqOf.set(database, entry.seq);
     this.unloadedRows += entry.rows;
@@ -391,9 +395,25 @@ export class IngestBuffer {
     }
   }
 
+  /** Keeps a logged entry's events in memory while they fit, else leaves them to be read back. */
+  private hold(entry: Entry): void {
+    if (this.memoryRows + entry.rows <= this.options.memoryEvents) {
+      this.memoryRows += entry.rows;
+      return;
+    }
+    entry.events = undefined;
+    entry.lines = undefined;
+  }
+
   private loadItem(entry: Entry): LoadItem {
-    const events = entry.events ?? decodeEventsRecord(this.wal.read(entry.position!)).events;
-    return { database: entry.database, events, position: entry.position! };
+    const { database, rows, position } = entry;
+    if (entry.events && entry.lines !== undefined) {
+      const events = entry.events;
+      return { database, rows, position: position!, lines: entry.lines, events: () => events };
+    }
+    // Read back from the log: the rows at once, the events parsed only if they are announced.
+    const text = Buffer.from(this.wal.read(position!)).toString('utf8');
+    return { database, rows, position: position!, lines: linesOf(text, database), events: () => decodeEventsRecord(text).events };
   }
 
   private done(entry: Entry): void {
@@ -426,7 +446,7 @@ export class IngestBuffer {
    * crash, which came before their load was recorded): a record is found by its first event's
    * uuid, since an insert stores all of its rows or none.
    */
-  private async replay(records: Array<{ database: string; events: AcceptedEvent[]; position: LogPosition }>): Promise<void> {
+  private async replay(records: Array<EventsRecord & { position: LogPosition }>): Promise<void> {
     const started = performance.now();
     const held = new Set<string>();
     const gone = new Set<string>();
@@ -456,8 +476,8 @@ export class IngestBuffer {
       entry.state = 'logged';
       entry.position = r.position;
       entry.loggedAt = Date.now();
-      if (this.memoryRows + entry.rows > this.options.memoryEvents) entry.events = undefined;
-      else this.memoryRows += entry.rows;
+      entry.lines = r.lines;
+      this.hold(entry);
       queued += entry.rows;
     }
     // Nothing to load: the log is marked loaded through its last record, so it is not read again.

@@ -15,12 +15,19 @@ export function encodeEventsRecord(database: string, events: readonly AcceptedEv
 export interface EventsRecord {
   database: string;
   events: AcceptedEvent[];
+  /** The events' JSON lines, joined by newlines: their rows for an insert. */
+  lines: string;
 }
 
-export function decodeEventsRecord(payload: Uint8Array): EventsRecord {
-  const [database, ...lines] = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8').split('\n');
+/** The events' rows of a record's text, as `EventsRecord.lines`. */
+export const linesOf = (record: string, database: string) => record.slice(database.length + 1);
+
+export function decodeEventsRecord(payload: Uint8Array | string): EventsRecord {
+  const text = typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+  const [database, ...lines] = text.split('\n');
   return {
     database: database!,
+    lines: linesOf(text, database!),
     events: lines.map((json) => {
       const event = parseJsonLossless(json) as Event;
       return { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! };

@@ -167,6 +167,12 @@ export class EventStreams {
     for (const s of this.subscribers) if (s.database === database) s.offer(events);
   }
 
+  /** Whether a stream is open on `database` (else `committed` may be skipped). */
+  listensTo(database: string): boolean {
+    for (const s of this.subscribers) if (s.database === database) return true;
+    return false;
+  }
+
   /** Ends the streams of workspaces no longer among `live` (deleted here or by another process). */
   retainWorkspaces(live: (workspaceId: string) => boolean): void {
     for (const s of this.subscribers) if (!live(s.workspaceId)) s.end('workspace deleted');

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { parseJsonLossless } from '../lossless-json';
+import { parseJsonLossless, scanJson } from '../lossless-json';
 import { inflateBody, isEncoded } from './content-encoding';
 import { HttpProblem, invalidInput, payloadTooLarge } from './problem';
 
@@ -77,23 +77,6 @@ function illFormedText(value: unknown, pointer = '', out: string[] = []): string
     }
   }
   return out;
-}
-
-/** Whether `text` (JSON) nests objects and arrays deeper than `max`, brackets in strings aside. */
-function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
 }
 
 /** Bodies read before the app saw the request (the collection fast path), by request. */
@@ -199,12 +182,13 @@ export function decodeBody(body: unknown, types: JsonTypes = 'json'): unknown {
       body.contentType ? `the body must be ${expected}, not ${body.contentType}` : `the body must be ${expected} (no Content-Type was sent)`,
     );
   }
-  if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {
+  const scan = scanJson(body.text, MAX_JSON_DEPTH);
+  if (scan.tooDeep) {
     throw invalidInput(`the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`, [{ pointer: '', detail: 'nested too deeply' }]);
   }
   let value: unknown;
   try {
-    value = parseJsonLossless(body.text);
+    value = parseJsonLossless(body.text, scan.longNumbers);
   } catch (err) {
     throw invalidInput(`the body is not valid JSON: ${(err as Error).message}`, [{ pointer: '', detail: 'malformed JSON' }]);
   }

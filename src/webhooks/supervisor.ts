@@ -134,6 +134,12 @@ export class WebhookSupervisor {
     for (const actor of this.actors.values()) if (actor.database === database) actor.offer(events);
   }
 
+  /** Whether a webhook of this process delivers `database`'s events (else `committed` may be skipped). */
+  listensTo(database: string): boolean {
+    for (const actor of this.actors.values()) if (actor.database === database) return true;
+    return false;
+  }
+
   /** Drops the events of `database` that `erased` names from every actor's memory, before they are sent. */
   discard(database: string, erased: (event: Event) => boolean): void {
     for (const actor of this.actors.values()) if (actor.database === database) actor.discard(erased);
