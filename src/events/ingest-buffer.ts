@@ -72,8 +72,11 @@ interface Entry {
   submission: number;
   database: string;
   rows: number;
-  /** Held for the loader, with their rows as one text; undefined once spilled (read back from the log when loaded). */
-  events: readonly AcceptedEvent[] | undefined;
+  /**
+   * Its events' rows as one text, held for the loader while they fit in memory; undefined once
+   * spilled (read back from the log when loaded). The event objects are not kept: they are made
+   * again from the rows only for a workspace whose webhooks or live streams want them.
+   */
   lines: string | undefined;
   state: 'appending' | 'logged' | 'failed';
   position?: LogPosition;
@@ -229,7 +232,7 @@ export class IngestBuffer {
         claim.settle(true);
         return 0;
       }
-      const entry = this.enqueue(submission, database, claim.fresh);
+      const entry = this.enqueue(submission, database, claim.fresh.length);
       const record = encodeEventsRecord(database, claim.fresh);
       entry.lines = linesOf(record, database);
       try {
@@ -261,8 +264,8 @@ export class IngestBuffer {
     }
   }
 
-  private enqueue(submission: number, database: string, events: readonly AcceptedEvent[]): Entry {
-    const entry: Entry = { seq: this.nextSeq++, submission, database, rows: events.length, events, lines: undefined, state: 'appending', loggedAt: 0 };
+  private enqueue(submission: number, database: string, rows: number): Entry {
+    const entry: Entry = { seq: this.nextSeq++, submission, database, rows, lines: undefined, state: 'appending', loggedAt: 0 };
     this.queue.push(entry);
     this.lastSeqOf.set(database, entry.seq);
     this.unloadedRows += entry.rows;
@@ -369,7 +372,7 @@ export class IngestBuffer {
     try {
       await this.loader.load(batch.map((e) => this.loadItem(e)));
       for (const entry of batch) {
-        if (entry.events) this.memoryRows -= entry.rows;
+        if (entry.lines !== undefined) this.memoryRows -= entry.rows;
         this.done(entry);
       }
       this.head += batch.length;
@@ -401,15 +404,14 @@ export class IngestBuffer {
       this.memoryRows += entry.rows;
       return;
     }
-    entry.events = undefined;
     entry.lines = undefined;
   }
 
   private loadItem(entry: Entry): LoadItem {
     const { database, rows, position } = entry;
-    if (entry.events && entry.lines !== undefined) {
-      const events = entry.events;
-      return { database, rows, position: position!, lines: entry.lines, events: () => events };
+    if (entry.lines !== undefined) {
+      const lines = entry.lines;
+      return { database, rows, position: position!, lines, events: () => decodeEventsRecord(`${database}\n${lines}`).events };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
     const text = Buffer.from(this.wal.read(position!)).toString('utf8');
@@ -471,7 +473,7 @@ export class IngestBuffer {
     let queued = 0;
     for (const r of records) {
       if (gone.has(r.database) || held.has(r.events[0]!.event.uuid)) continue;
-      const entry = this.enqueue(this.nextSubmission, r.database, r.events);
+      const entry = this.enqueue(this.nextSubmission, r.database, r.events.length);
       this.unsettled.set(this.nextSubmission++, r.events[0]!.parsedAt);
       entry.state = 'logged';
       entry.position = r.position;
