@@ -5,7 +5,8 @@ import { startTestService } from '../helpers/test-service';
 
 test('each request is logged with the status it was answered with; events taken in at debug level, the rest at info', async () => {
   const lines: string[] = [];
-  const svc = await startTestService({}, undefined, createLogger('debug', (l) => lines.push(l)));
+  // LOG_LEVEL for a service in a process of its own (TEST_RUNTIME=deno), the logger for one in this process.
+  const svc = await startTestService({ LOG_LEVEL: 'debug' }, undefined, createLogger('debug', (l) => lines.push(l)));
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [{ type: 'track', event: 'logged' }] } })).status).toBe(201);
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [] } })).status).toBe(400);
   expect((await svc.request('GET', '/nowhere')).status).toBe(404);
