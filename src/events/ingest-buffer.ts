@@ -72,6 +72,8 @@ interface Entry {
   submission: number;
   database: string;
   rows: number;
+  /** Size of its record in the log. */
+  bytes: number;
   /**
    * Its events' rows as one text, held for the loader while they fit in memory; undefined once
    * spilled (read back from the log when loaded). The event objects are not kept: they are made
@@ -95,6 +97,13 @@ interface Waiter {
 }
 
 const NO_IDS = () => {};
+/** Requests whose record is this large (1 MiB) are answered once loaded, whatever INGEST_ACK says. */
+const LOADED_ACK_BYTES = 1024 * 1024;
+/**
+ * Bytes of rows per insert, at most, whatever INGEST_FLUSH_ROWS allows: the engine's memory for an
+ * insert grows with it (20,000 events of 1 KB each made the process pass its memory bound).
+ */
+const LOAD_MAX_BYTES = 8 * 1024 * 1024;
 /** How long loading pauses after the log itself failed. */
 const LOAD_FAILURE_PAUSE_MS = 1000;
 
@@ -245,10 +254,15 @@ export class IngestBuffer {
       }
       entry.state = 'logged';
       entry.loggedAt = Date.now();
+      entry.bytes = entry.position.length;
       entry.settleIds = claim.settle;
       this.hold(entry);
       this.schedule();
-      if (this.options.ack === 'loaded' && !(await this.waitFor(entry.seq, this.options.readWaitMs))) {
+      // A large request is answered once loaded, like INGEST_ACK=loaded: its body's place in
+      // MAX_BODY_BYTES_IN_FLIGHT is then held until the engine has it, which bounds the memory
+      // that large batches arriving faster than the engine takes them would otherwise pile up.
+      const waitForLoad = this.options.ack === 'loaded' || entry.bytes >= LOADED_ACK_BYTES;
+      if (waitForLoad && !(await this.waitFor(entry.seq, this.options.readWaitMs))) {
         this.log.warn('events answered before storage took them: they wait in the ingest log', { database, rows: entry.rows, waitedMs: this.options.readWaitMs });
       }
       return entry.rows;
@@ -265,7 +279,7 @@ export class IngestBuffer {
   }
 
   private enqueue(submission: number, database: string, rows: number): Entry {
-    const entry: Entry = { seq: this.nextSeq++, submission, database, rows, lines: undefined, state: 'appending', loggedAt: 0 };
+    const entry: Entry = { seq: this.nextSeq++, submission, database, rows, bytes: 0, lines: undefined, state: 'appending', loggedAt: 0 };
     this.queue.push(entry);
     this.lastSeqOf.set(database, entry.seq);
     this.unloadedRows += entry.rows;
@@ -363,11 +377,13 @@ export class IngestBuffer {
     this.loading = true;
     const batch: Entry[] = [];
     let rows = 0;
+    let bytes = 0;
     for (let i = this.head; i < this.queue.length; i++) {
       const entry = this.queue[i]!;
-      if (entry.state !== 'logged' || (batch.length > 0 && rows + entry.rows > this.options.flushRows)) break;
+      if (entry.state !== 'logged' || (batch.length > 0 && (rows + entry.rows > this.options.flushRows || bytes + entry.bytes > LOAD_MAX_BYTES))) break;
       batch.push(entry);
       rows += entry.rows;
+      bytes += entry.bytes;
     }
     try {
       await this.loader.load(batch.map((e) => this.loadItem(e)));
@@ -479,6 +495,7 @@ export class IngestBuffer {
       entry.position = r.position;
       entry.loggedAt = Date.now();
       entry.lines = r.lines;
+      entry.bytes = r.position.length;
       this.hold(entry);
       queued += entry.rows;
     }
