@@ -33,8 +33,6 @@ export class LoadAbandonedError extends Error {
   override readonly name = 'LoadAbandonedError';
 }
 
-/** The engine's codes for a database or table that does not exist: the workspace was deleted. */
-const GONE_CODES = new Set([60, 81]);
 /** Waits between attempts while storage is away: doubling from the first to the most. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 10_000;
@@ -104,7 +102,7 @@ export class EventLoader {
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {
-        if (err instanceof StorageQueryError && err.clickhouseCode !== undefined && GONE_CODES.has(err.clickhouseCode)) {
+        if (err instanceof StorageQueryError && err.isMissingTable) {
           this.log.warn("events of a deleted workspace dropped from the ingest log: its database is gone", { database, rows });
           return;
         }

@@ -5,7 +5,7 @@ import { LogWriteError, WriteAheadLog, type LogPosition } from '../storage/wal/w
 import { toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
-import { decodeEventsRecord, encodeEventsRecord, linesOf, type EventsRecord } from './log-records';
+import { decodeEventsRecord, decodeRecordHead, encodeEventsRecord, linesOf, type RecordHead } from './log-records';
 import type { Event } from './model';
 import type { RecentMessageIds } from './recent-message-ids';
 
@@ -160,7 +160,7 @@ export class IngestBuffer {
   static async open(storage: Storage, options: IngestBufferOptions, log: Logger): Promise<IngestBuffer> {
     const { wal, recovered } = WriteAheadLog.open({ dir: options.logDir, fsync: options.fsync, segmentBytes: options.segmentBytes, log });
     const buffer = new IngestBuffer(storage, wal, options, log);
-    if (recovered.length > 0) await buffer.replay(recovered.map((r) => ({ ...decodeEventsRecord(r.payload), position: r.position })));
+    if (recovered.length > 0) await buffer.replay(recovered.map((r) => ({ ...decodeRecordHead(r.payload), position: r.position })));
     return buffer;
   }
 
@@ -464,7 +464,7 @@ export class IngestBuffer {
    * crash, which came before their load was recorded): a record is found by its first event's
    * uuid, since an insert stores all of its rows or none.
    */
-  private async replay(records: Array<EventsRecord & { position: LogPosition }>): Promise<void> {
+  private async replay(records: Array<RecordHead & { position: LogPosition }>): Promise<void> {
     const started = performance.now();
     const held = new Set<string>();
     const gone = new Set<string>();
@@ -473,24 +473,24 @@ export class IngestBuffer {
       try {
         for (let i = 0; i < group.length; i += REPLAY_CHECK_CHUNK) {
           const chunk = group.slice(i, i + REPLAY_CHECK_CHUNK);
-          const from = chunk.reduce((min, r) => (r.events[0]!.parsedAt < min ? r.events[0]!.parsedAt : min), chunk[0]!.events[0]!.parsedAt);
+          const from = chunk.reduce((min, r) => (r.first.parsedAt < min ? r.first.parsedAt : min), chunk[0]!.first.parsedAt);
           const uuids = await this.storage.queryLines(
             `SELECT DISTINCT toString(uuid) FROM ${identifier(database)}.events WHERE parsedAt >= {from:DateTime64(6, 'UTC')} AND toString(uuid) IN {uuids:Array(String)}`,
-            { from: toEngineDateTime(from), uuids: chunk.map((r) => r.events[0]!.event.uuid) },
+            { from: toEngineDateTime(from), uuids: chunk.map((r) => r.first.event.uuid) },
             'write',
           );
           for (const uuid of uuids) held.add(uuid);
         }
       } catch (err) {
-        if (!(err instanceof StorageQueryError && (err.clickhouseCode === 81 || err.clickhouseCode === 60))) throw err;
+        if (!(err instanceof StorageQueryError && err.isMissingTable)) throw err;
         gone.add(database);
       }
     }
     let queued = 0;
     for (const r of records) {
-      if (gone.has(r.database) || held.has(r.events[0]!.event.uuid)) continue;
-      const entry = this.enqueue(this.nextSubmission, r.database, r.events.length);
-      this.unsettled.set(this.nextSubmission++, r.events[0]!.parsedAt);
+      if (gone.has(r.database) || held.has(r.first.event.uuid)) continue;
+      const entry = this.enqueue(this.nextSubmission, r.database, r.rows);
+      this.unsettled.set(this.nextSubmission++, r.first.parsedAt);
       entry.state = 'logged';
       entry.position = r.position;
       entry.loggedAt = Date.now();
@@ -503,7 +503,7 @@ export class IngestBuffer {
     if (queued === 0) this.wal.markLoaded(records.at(-1)!.position);
     this.log.info('ingest log replayed', {
       records: records.length,
-      alreadyStored: records.filter((r) => held.has(r.events[0]!.event.uuid)).length,
+      alreadyStored: records.filter((r) => held.has(r.first.event.uuid)).length,
       droppedDeletedWorkspaces: [...gone],
       eventsToLoad: queued,
       ms: Math.round(performance.now() - started),

@@ -19,6 +19,27 @@ export interface EventsRecord {
   lines: string;
 }
 
+/** What replay needs of a record: its rows as they are, how many, and its first event (an insert holds all or none). */
+export interface RecordHead {
+  database: string;
+  lines: string;
+  rows: number;
+  first: AcceptedEvent;
+}
+
+/** A record's head, parsing its first event only. */
+export function decodeRecordHead(payload: Uint8Array): RecordHead {
+  const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+  const database = text.slice(0, text.indexOf('\n'));
+  const lines = linesOf(text, database);
+  const end = lines.indexOf('\n');
+  let rows = 1;
+  for (let at = end; at !== -1; at = lines.indexOf('\n', at + 1)) rows++;
+  const json = end === -1 ? lines : lines.slice(0, end);
+  const event = parseJsonLossless(json) as Event;
+  return { database, lines, rows, first: { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! } };
+}
+
 /** The events' rows of a record's text, as `EventsRecord.lines`. */
 export const linesOf = (record: string, database: string) => record.slice(database.length + 1);
 

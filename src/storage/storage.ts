@@ -126,11 +126,19 @@ export const DEDUPLICATION_TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
  */
 const BAD_DATA_CODES = new Set([6, 25, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 306, 321, 349]);
 
+/** ClickHouse's codes for an unknown table (60) and an unknown database (81). */
+const MISSING_TABLE_CODES = new Set([60, 81]);
+
 /** The engine refused a statement (syntax, unknown column, limits); carries ClickHouse's code. */
 export class StorageQueryError extends Error {
   override readonly name = 'StorageQueryError';
   constructor(message: string, readonly clickhouseCode: number | undefined) {
     super(message);
+  }
+
+  /** The database or table does not exist (a deleted workspace's). */
+  get isMissingTable(): boolean {
+    return this.clickhouseCode !== undefined && MISSING_TABLE_CODES.has(this.clickhouseCode);
   }
 
   /** The engine refused the data itself, not the moment (a full disk, too many parts, memory). */
