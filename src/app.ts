@@ -145,7 +145,7 @@ export function createApp(deps: AppDeps) {
         maxBytes: Math.min(FAST_MAX_BODY_BYTES, deps.maxBodyBytes),
         schema: createEventsBody(deps.maxEventsPerRequest),
         principal: (authorization) => authenticate(deps.store, authorization, 'ingest'),
-        store: (request, body) => storeEvents(deps, request, principalOf(request)!, (body as { events: EventDTO[] }).events),
+        store: (principal, bytes, body) => storeEvents(deps, principal, (body as { events: EventDTO[] }).events, bytes),
       }),
     };
     for (const [path, type] of SEGMENT_CALL_PATHS) {
@@ -156,7 +156,7 @@ export function createApp(deps: AppDeps) {
           maxBytes: SEGMENT_MAX_CALL_BYTES,
           schema: SegmentCall,
           principal: (authorization) => headerPrincipal(deps.store, authorization),
-          store: (request, body) => storeCall(deps, request, type, body as SegmentCall),
+          store: (principal, bytes, body) => storeCall(deps, principal, bytes, type, body as SegmentCall),
         }),
       };
     }

@@ -32,9 +32,12 @@ export function messageUuid(database: string, messageId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Assigns the uuid and times of a validated event bound for `database`. */
-export function acceptEvent(dto: EventInput, parsedAt: Micros, database: string): AcceptedEvent {
-  const timestamp = dto.timestamp === undefined ? parsedAt : parseIsoDateTime(dto.timestamp)!;
+/**
+ * Assigns the uuid and times of a validated event bound for `database`: its timestamp is the
+ * one given (a Segment call's, corrected), else its own, else `parsedAt`.
+ */
+export function acceptEvent(dto: EventInput, parsedAt: Micros, database: string, given?: Micros): AcceptedEvent {
+  const timestamp = given ?? (dto.timestamp === undefined ? parsedAt : parseIsoDateTime(dto.timestamp)!);
   const uuid = dto.messageId === undefined ? crypto.randomUUID() : messageUuid(database, dto.messageId);
   const event: Record<string, unknown> = { uuid, type: dto.type };
   for (const f of TEXT_FIELDS) if (dto[f] !== undefined) event[f] = dto[f];

@@ -47,11 +47,12 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
 
 /**
  * Stores a validated batch of the caller's workspace and answers the 201's JSON, the stored events
- * (413 naming events over the size limit). The route's handler, and the collection fast path's.
+ * (413 naming events over the size limit); `bodyBytes` is the size of the body that held them.
+ * The route's handler, and the collection fast path's.
  */
-export async function storeEvents(deps: EventRoutesDeps, request: Request, principal: Principal, events: readonly EventDTO[]): Promise<string> {
+export async function storeEvents(deps: EventRoutesDeps, principal: Principal, events: readonly EventDTO[], bodyBytes: number): Promise<string> {
   const database = principal.workspace.databaseName;
-  checkEventSizes(events, deps.maxEventBytes, bodyBytes(request));
+  checkEventSizes(events, deps.maxEventBytes, bodyBytes);
   const accepted = events.map((e) => acceptEvent(e, deps.clock.next(), database));
   await deps.buffer.submit(database, accepted);
   const n = accepted.length;
@@ -69,7 +70,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
     .use(auth(deps.store))
     .post(
       EVENTS_PATH,
-      async ({ body, request }) => json(await storeEvents(deps, request, principalOf(request)!, body.events), 201),
+      async ({ body, request }) => json(await storeEvents(deps, principalOf(request)!, body.events, bodyBytes(request)), 201),
       {
         transform: (ctx) => {
           // Before the key check and the decoding: shedding must cost next to nothing.

@@ -6,16 +6,26 @@ import { forbidden, unauthorized } from './problem';
 const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
 const BEARER = /^Bearer /i;
 
+/** Basic headers that held a valid key, and the key: a client sends the same one with every call. */
+const basicKeys = new Map<string, string>();
+/** Basic headers remembered, at most (only those of valid keys, so guesses cannot fill it). */
+const BASIC_KEYS = 1000;
+
 /** The caller of an `Authorization` header: Bearer, or HTTP Basic with the write key, as Segment's clients send it. */
 export function headerPrincipal(store: WorkspaceStore, authorization: string): Principal {
   if (BEARER.test(authorization)) return authenticate(store, authorization, 'ingest');
+  const known = basicKeys.get(authorization);
+  if (known !== undefined) return authorize(store, known, 'ingest');
   const match = BASIC.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Basic <base64 of writeKey:>" or "Bearer <key>"', 'invalid_request');
   const credentials = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = credentials.indexOf(':');
   // Segment's clients put the key in the user name; some put it in the password instead.
   const key = colon < 0 ? credentials : credentials.slice(0, colon) || credentials.slice(colon + 1);
-  return authorize(store, key, 'ingest');
+  const principal = authorize(store, key, 'ingest');
+  if (basicKeys.size >= BASIC_KEYS) basicKeys.clear();
+  basicKeys.set(authorization, key);
+  return principal;
 }
 
 /**

@@ -105,7 +105,8 @@ export class RateLimiter {
   /**
    * For the collection fast path: takes the request's tokens (per address and per key) when no
    * limit would refuse it, and answers whether it did; a request refused here is left to the
-   * plugin, which refuses and counts it.
+   * plugin, which refuses and counts it. Its address is not kept for `answered`: a request the
+   * fast path answers had a valid key, and one it hands on is admitted by the plugin afresh.
    */
   admitCollection(request: Request, server: Server | null, principal: Principal): boolean {
     const address = addressKey(clientAddress(request, server, this.options.trustedProxies));
@@ -114,7 +115,6 @@ export class RateLimiter {
     if (this.authFailures && this.authFailures.wait(address, now) > 0) return false;
     if (this.collectPerAddress && this.collectPerAddress.wait(address, now) > 0) return false;
     if (this.collectPerKey && this.collectPerKey.wait(key, now) > 0) return false;
-    this.addresses.set(request, address);
     this.collectPerAddress?.take(address, now);
     this.collectPerKey?.take(key, now);
     return true;

@@ -76,16 +76,30 @@ export function createServiceMetrics(sources: MetricSources) {
   registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
   const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');
 
+  // The series counted per request, found once each: a request would otherwise spend a good part
+  // of its metrics' cost building label keys. Routes are patterns and workspaces are few.
+  const acceptedIn = new Map<string, (events?: number) => void>();
+  const answeredAs = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
   const ingest: IngestMetrics = {
-    eventsAccepted: (workspace, events) => accepted.inc({ workspace }, events),
+    eventsAccepted(workspace, events) {
+      let series = acceptedIn.get(workspace);
+      if (!series) acceptedIn.set(workspace, (series = accepted.series({ workspace })));
+      series(events);
+    },
     eventsRejected: (workspace, status, events) => rejected.inc({ workspace: workspace ?? UNKNOWN_WORKSPACE, status: String(status) }, events),
   };
   return {
     ...ingest,
     requestAnswered({ method, route, status, seconds }: AnsweredRequest): void {
-      const labels = { method: METHODS.has(method) ? method : 'OTHER', route: route ?? UNMATCHED_ROUTE, status: String(status) };
-      requests.inc(labels);
-      requestSeconds.observe(labels, seconds);
+      const methodLabel = METHODS.has(method) ? method : 'OTHER';
+      const key = `${methodLabel} ${status} ${route ?? ''}`;
+      let series = answeredAs.get(key);
+      if (!series) {
+        const labels = { method: methodLabel, route: route ?? UNMATCHED_ROUTE, status: String(status) };
+        answeredAs.set(key, (series = { count: requests.series(labels), observe: requestSeconds.series(labels) }));
+      }
+      series.count();
+      series.observe(seconds);
     },
     eventsSuppressed: (workspace: string, events: number) => suppressed.inc({ workspace }, events),
     ingestFlushed(rows: number, seconds: number): void {

@@ -7,6 +7,7 @@ import { countRefusedEvents } from '../events/refused-events';
 import { principalOf } from '../http/auth';
 import { readCollectionRequest } from '../http/collection-auth';
 import { BODY_PROBLEMS, invalidInput, problems, RETRY_AFTER_SECONDS, tooManyRequests, type ProblemError } from '../http/problem';
+import type { Principal } from '../workspaces/workspace-store';
 import {
   SEGMENT_MAX_BATCH_BYTES,
   SEGMENT_MAX_CALL_BYTES,
@@ -35,8 +36,8 @@ export const SEGMENT_CALL_PATHS: ReadonlyArray<readonly [string, SegmentType]> =
 ]);
 
 /** Stores one validated call of the caller (remembered on `request`) as an event of `type`: the 200's JSON, or 400 naming what is missing. */
-export function storeCall(deps: SegmentRoutesDeps, request: Request, type: SegmentType, call: SegmentCall): Promise<string> {
-  return ingest(deps, request, [{ ...call, type } as SegmentMessage], {}, () => '');
+export function storeCall(deps: SegmentRoutesDeps, principal: Principal, bodyBytes: number, type: SegmentType, call: SegmentCall): Promise<string> {
+  return ingest(deps, principal, bodyBytes, [{ ...call, type } as SegmentMessage], {}, () => '');
 }
 
 /** Segment's clients treat 429 with Retry-After as "slow down"; /events answers the same as 503. */
@@ -65,11 +66,18 @@ function readCall(deps: SegmentRoutesDeps, maxBytes: number) {
 }
 
 /** Stores the calls as one atomic batch (answering the 200's JSON), or refuses them all with every problem listed. */
-async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentMessage[], batch: BatchDefaults, pointerOf: (i: number) => string): Promise<string> {
-  const database = principalOf(request)!.workspace.databaseName;
+async function ingest(
+  deps: SegmentRoutesDeps,
+  principal: Principal,
+  bodyBytes: number,
+  calls: SegmentMessage[],
+  batch: BatchDefaults,
+  pointerOf: (i: number) => string,
+): Promise<string> {
+  const database = principal.workspace.databaseName;
   const errors: ProblemError[] = [];
   // No call is larger than the body that holds it: a small body needs no call measured.
-  const measureCalls = bodyBytes(request) > SEGMENT_MAX_CALL_BYTES;
+  const measureCalls = bodyBytes > SEGMENT_MAX_CALL_BYTES;
   const timed = calls.map((call, i) => {
     errors.push(...missingFields(call, pointerOf(i)));
     const bytes = measureCalls ? Buffer.byteLength(JSON.stringify(call)) : 0;
@@ -80,7 +88,7 @@ async function ingest(deps: SegmentRoutesDeps, request: Request, calls: SegmentM
     return { call, receivedAt, timestamp };
   });
   if (errors.length > 0) throw invalidInput(`${errors.length} problem${errors.length === 1 ? '' : 's'} in the calls; nothing was stored`, errors);
-  const accepted = timed.map(({ call, receivedAt, timestamp }) => acceptEvent(toEventInput(call, batch, timestamp), receivedAt, database));
+  const accepted = timed.map(({ call, receivedAt, timestamp }) => acceptEvent(toEventInput(call, batch), receivedAt, database, timestamp));
   try {
     await deps.buffer.submit(database, accepted);
   } catch (err) {
@@ -102,7 +110,7 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
   return new Elysia({ name: 'segment-batch', seed: path, normalize: false }).post(
     path,
     async ({ body, request }) =>
-      accepted(await ingest(deps, request, body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
+      accepted(await ingest(deps, principalOf(request)!, bodyBytes(request), body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
@@ -127,7 +135,7 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
 export function segmentRoutes(deps: SegmentRoutesDeps) {
   const app = new Elysia({ name: 'segment', normalize: false }).use(segmentBatchRoute(deps, '/v1/batch')).use(segmentBatchRoute(deps, `/v1/${SHORT_NAMES.batch}`));
   for (const [path, type] of SEGMENT_CALL_PATHS) {
-    app.post(path, async ({ body, request }) => accepted(await storeCall(deps, request, type, body)), {
+    app.post(path, async ({ body, request }) => accepted(await storeCall(deps, principalOf(request)!, bodyBytes(request), type, body)), {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: SegmentCall,

@@ -1,5 +1,5 @@
 import type { EventInput } from '../events/model';
-import { parseIsoDateTime, toIsoString, type Micros } from '../timestamps';
+import { parseIsoDateTime, type Micros } from '../timestamps';
 import type { ProblemError } from '../http/problem';
 import type { SegmentBatchItem, SegmentType } from './model';
 
@@ -55,7 +55,12 @@ export const storableTime = (t: Micros) => t >= MIN_TIME && t <= MAX_TIME;
 const objectOrUndefined = (value: unknown) =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
-const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+/** `fields` without those that are undefined. */
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const key in fields) if (fields[key] !== undefined) kept[key] = fields[key];
+  return kept;
+}
 
 /**
  * A call as the service stores it: the same columns as `POST /events`. Page and screen names
@@ -63,8 +68,9 @@ const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.e
  * and `integrations` merge into the call's (the call's keys win), and `integrations`, which
  * has no column, is kept as `context.integrations`. An identify call without `traits` takes
  * `context.traits`, where RudderStack's JavaScript SDK puts them, so SQL finds them in `traits`.
+ * Its timestamp, corrected for the device's clock (`correctedTimestamp`), is given beside it.
  */
-export function toEventInput(message: SegmentMessage, batch: BatchDefaults, timestamp: Micros): EventInput {
+export function toEventInput(message: SegmentMessage, batch: BatchDefaults): EventInput {
   const extra = defined({ name: message.name, category: message.category, previousId: message.previousId });
   const properties = Object.keys(extra).length > 0 ? { ...message.properties, ...extra } : message.properties;
   const integrations = batch.integrations || message.integrations ? { ...batch.integrations, ...message.integrations } : undefined;
@@ -79,6 +85,5 @@ export function toEventInput(message: SegmentMessage, batch: BatchDefaults, time
     properties,
     traits: message.traits ?? (message.type === 'identify' ? objectOrUndefined(merged?.traits) : undefined),
     context: merged,
-    timestamp: toIsoString(timestamp),
   }) as EventInput;
 }
