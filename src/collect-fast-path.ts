@@ -58,13 +58,14 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
     const headers = request.headers;
     const length = Number(headers.get('content-length'));
     const authorization = headers.get('authorization');
+    const contentType = headers.get('content-type');
     if (
       !(length > 0 && length <= route.maxBytes) ||
       authorization === null ||
       headers.has('content-encoding') ||
       headers.has('origin') ||
       request.url.includes('?') ||
-      !headers.get('content-type')?.toLowerCase().startsWith('application/json')
+      !contentType?.toLowerCase().startsWith('application/json')
     ) {
       return app.fetch(request);
     }
@@ -90,7 +91,7 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
       let body: unknown;
       try {
         if (bytes.byteLength !== length) throw new Error('the body does not have the length its Content-Length announced');
-        body = decodeBody(rawBody(bytes, headers.get('content-type')!));
+        body = decodeBody(rawBody(bytes, contentType));
         if (!schema.Check(body) || !deps.limiter.admitCollection(request, server, principal)) throw new Error('refused');
       } catch {
         handOnBody(request, bytes);

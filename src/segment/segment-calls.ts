@@ -71,10 +71,11 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
  * Its timestamp, corrected for the device's clock (`correctedTimestamp`), is given beside it.
  */
 export function toEventInput(message: SegmentMessage, batch: BatchDefaults): EventInput {
-  const extra = defined({ name: message.name, category: message.category, previousId: message.previousId });
-  const properties = Object.keys(extra).length > 0 ? { ...message.properties, ...extra } : message.properties;
+  const hasExtra = message.name !== undefined || message.category !== undefined || message.previousId !== undefined;
+  const properties = hasExtra ? { ...message.properties, ...defined({ name: message.name, category: message.category, previousId: message.previousId }) } : message.properties;
   const integrations = batch.integrations || message.integrations ? { ...batch.integrations, ...message.integrations } : undefined;
-  const merged = batch.context || message.context || integrations ? { ...batch.context, ...message.context, ...defined({ integrations }) } : undefined;
+  // A call's own context, when nothing merges into it, is taken as it is (most calls).
+  const merged = batch.context || integrations ? { ...batch.context, ...message.context, ...defined({ integrations }) } : message.context;
   return defined({
     type: message.type,
     messageId: message.messageId,
