@@ -105,3 +105,15 @@ describe('what beacons and script tags send', () => {
     for (const key of keys) expect(logLines.filter((line) => line.includes(key))).toEqual([]);
   });
 });
+
+test('a Basic header the service has seen is refused once its workspace is deleted (its key revoked)', async () => {
+  const doomed = await createWorkspace(svc, { name: uniqueName('doomed') });
+  const basic = { 'content-type': 'application/json', authorization: `Basic ${btoa(`${doomed.publicApiKey}:`)}` };
+  const userId = uniqueName('u');
+  // Twice: the second call finds the header among those already decoded.
+  for (let i = 0; i < 2; i++) expect((await post('/v1/track', { userId, event: 'e' }, basic)).status).toBe(200);
+  expect((await svc.request('DELETE', `/workspaces/${doomed.workspaceId}`, { key: svc.privateKey })).status).toBe(200);
+  const after = await post('/v1/track', { userId, event: 'e' }, basic);
+  expect(after.status).toBe(401);
+  expect(after.body.detail).toBe('the key is not valid');
+});
