@@ -64,16 +64,18 @@ export class Counter<L extends string> extends LabelledFamily<L, { value: number
   }
 
   inc(labels: LabelValues<L>, by = 1): void {
-    this.series(labels)(by);
+    this.add(this.stateOf(labels), by);
   }
 
   /** The series of `labels`, to count into without finding it each time (for counts made per request). */
   series(labels: LabelValues<L>): (by?: number) => void {
     const state = this.stateOf(labels);
-    return (by = 1) => {
-      if (!(by >= 0)) throw new RangeError(`${this.name} can only go up, not by ${by}`);
-      state.value += by;
-    };
+    return (by = 1) => this.add(state, by);
+  }
+
+  private add(state: { value: number }, by: number): void {
+    if (!(by >= 0)) throw new RangeError(`${this.name} can only go up, not by ${by}`);
+    state.value += by;
   }
 
   protected initialState() {
@@ -112,18 +114,20 @@ export class Histogram<L extends string> extends LabelledFamily<L, HistogramStat
   }
 
   observe(labels: LabelValues<L>, value: number): void {
-    this.series(labels)(value);
+    this.record(this.stateOf(labels), value);
   }
 
   /** The series of `labels`, to observe into without finding it each time (for observations made per request). */
   series(labels: LabelValues<L>): (value: number) => void {
     const state = this.stateOf(labels);
-    return (value) => {
-      const bucket = this.buckets.findIndex((bound) => value <= bound);
-      state.perBucket[bucket === -1 ? this.buckets.length : bucket]!++;
-      state.sum += value;
-      state.count++;
-    };
+    return (value) => this.record(state, value);
+  }
+
+  private record(state: HistogramState, value: number): void {
+    const bucket = this.buckets.findIndex((bound) => value <= bound);
+    state.perBucket[bucket === -1 ? this.buckets.length : bucket]!++;
+    state.sum += value;
+    state.count++;
   }
 
   protected initialState(): HistogramState {

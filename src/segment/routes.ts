@@ -35,7 +35,7 @@ export const SEGMENT_CALL_PATHS: ReadonlyArray<readonly [string, SegmentType]> =
   [`/v1/${SHORT_NAMES[type]}`, type] as const,
 ]);
 
-/** Stores one validated call of the caller (remembered on `request`) as an event of `type`: the 200's JSON, or 400 naming what is missing. */
+/** Stores one validated call of `principal`, sent in a body of `bodyBytes`, as an event of `type`: the 200's JSON, or 400 naming what is missing. */
 export function storeCall(deps: SegmentRoutesDeps, principal: Principal, bodyBytes: number, type: SegmentType, call: SegmentCall): Promise<string> {
   return ingest(deps, principal, bodyBytes, [{ ...call, type } as SegmentMessage], {}, () => '');
 }
