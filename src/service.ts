@@ -6,7 +6,7 @@ import { createApp } from './app';
 import { EventStreams } from './events/stream';
 import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
-import { localUrl, serve } from './http/serve';
+import { localUrl, serve, type HttpServer } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
@@ -180,13 +180,20 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await close();
     throw err;
   }
-  const server = serve(app, {
-    port: config.port,
-    hostname: config.host,
-    // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
-    maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
-    idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
-  });
+  let server: HttpServer;
+  try {
+    server = serve(app, {
+      port: config.port,
+      hostname: config.host,
+      // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
+      maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
+      idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
+    });
+  } catch (err) {
+    // The port is taken (another service?) or not ours to take: close what is open, say which.
+    await close();
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const url = localUrl(config.host, server.port);
   log.info('listening', { url, storage: storage.mode });
 

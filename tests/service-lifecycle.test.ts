@@ -65,3 +65,23 @@ describe('a service process', () => {
     }
   });
 });
+
+test('a second service on a port already in use does not start: it says so and exits 1; the first keeps answering', async () => {
+  const first = await startServiceProcess(env);
+  const otherDir = mkdtempSync(join(tmpdir(), 'analytics-second-'));
+  try {
+    const port = new URL(first.url).port;
+    const second = startServiceProcess({ ...env, DATA_DIR: otherDir, PORT: port });
+    const refused = await second.then(
+      () => 'listening',
+      (err: Error) => err.message,
+    );
+    expect(refused).toContain('service exited with 1');
+    expect(refused).toContain(`cannot listen on 127.0.0.1:${port}`);
+    expect((await send(first.url, [{ type: 'track', event: 'still-here' }])).status).toBe(201);
+  } finally {
+    first.proc.kill('SIGTERM');
+    await first.proc.exited;
+    rmSync(otherDir, { recursive: true, force: true });
+  }
+});

@@ -45,6 +45,10 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
     const server = app.listen({
       port: options.port,
       hostname: options.hostname,
+      // Elysia asks for SO_REUSEPORT, with which a second service started on the same port would
+      // silently take half the connections (and their events, into its own DATA_DIR): it must
+      // fail to start instead.
+      reusePort: false,
       maxRequestBodySize: options.maxRequestBodySize,
       idleTimeout: options.idleTimeoutSeconds,
     }).server!;
