@@ -172,16 +172,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await store.stop();
     await storage.close();
   };
-  let app: ReturnType<typeof createApp>;
-  try {
-    app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
-  } catch (err) {
-    // A setting only the assembled app can check (a tracker path taking a route): nothing may stay open.
-    await close();
-    throw err;
-  }
   let server: HttpServer;
   try {
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     server = serve(app, {
       port: config.port,
       hostname: config.host,
@@ -190,9 +183,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
       idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
     });
   } catch (err) {
-    // The port is taken (another service?) or not ours to take: close what is open, say which.
+    // A setting only the assembled app can check (a tracker path taking a route), or a port
+    // already taken: nothing may stay open.
     await close();
-    throw new Error(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`);
+    throw err;
   }
   const url = localUrl(config.host, server.port);
   log.info('listening', { url, storage: storage.mode });

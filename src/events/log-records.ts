@@ -29,29 +29,28 @@ export interface RecordHead {
 
 /** A record's head, parsing its first event only. */
 export function decodeRecordHead(payload: Uint8Array): RecordHead {
-  const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+  const text = recordText(payload);
   const database = text.slice(0, text.indexOf('\n'));
   const lines = linesOf(text, database);
   const end = lines.indexOf('\n');
   let rows = 1;
   for (let at = end; at !== -1; at = lines.indexOf('\n', at + 1)) rows++;
-  const json = end === -1 ? lines : lines.slice(0, end);
-  const event = parseJsonLossless(json) as Event;
-  return { database, lines, rows, first: { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! } };
+  return { database, lines, rows, first: acceptedEventOf(end === -1 ? lines : lines.slice(0, end)) };
 }
 
 /** The events' rows of a record's text, as `EventsRecord.lines`. */
 export const linesOf = (record: string, database: string) => record.slice(database.length + 1);
 
 export function decodeEventsRecord(payload: Uint8Array | string): EventsRecord {
-  const text = typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+  const text = typeof payload === 'string' ? payload : recordText(payload);
   const [database, ...lines] = text.split('\n');
-  return {
-    database: database!,
-    lines: linesOf(text, database!),
-    events: lines.map((json) => {
-      const event = parseJsonLossless(json) as Event;
-      return { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! };
-    }),
-  };
+  return { database: database!, lines: linesOf(text, database!), events: lines.map(acceptedEventOf) };
+}
+
+const recordText = (payload: Uint8Array) => Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+
+/** An event as accepted, from its row's JSON. */
+function acceptedEventOf(json: string): AcceptedEvent {
+  const event = parseJsonLossless(json) as Event;
+  return { json, event, parsedAt: parseIsoDateTime(event.parsedAt)! };
 }

@@ -41,6 +41,15 @@ declare const Deno:
  * timeout still apply on both).
  */
 export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
+  try {
+    return listen(app, options);
+  } catch (err) {
+    // A port already taken (another service?) or not ours to take: say which.
+    throw new Error(`cannot listen on ${options.hostname}:${options.port}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function listen(app: AnyElysia, options: ServeOptions): HttpServer {
   if (typeof Bun !== 'undefined') {
     const server = app.listen({
       port: options.port,
