@@ -5,11 +5,16 @@ import { PROJECT_ROOT } from './project-root';
 
 export type Runtime = 'bun' | 'deno';
 
-/** How each runtime starts the service: as `npm start` and `npm run start:deno` do. */
-const COMMANDS: Record<Runtime, string[]> = {
-  bun: [process.execPath, 'src/main.ts'],
-  deno: [join(PROJECT_ROOT, 'node_modules', '.bin', 'deno'), 'run', '--allow-all', 'src/main.ts'],
+/** How each runtime starts the service, as `npm start` and `npm run start:deno` do, with `preload` run first. */
+const COMMANDS: Record<Runtime, (preload: string[]) => string[]> = {
+  bun: (preload) => [process.execPath, ...preload.flatMap((file) => ['--preload', file]), 'src/main.ts'],
+  deno: (preload) => [join(PROJECT_ROOT, 'node_modules', '.bin', 'deno'), 'run', '--allow-all', ...preload.flatMap((file) => ['--preload', file]), 'src/main.ts'],
 };
+
+export interface ServiceProcessOptions {
+  /** The service's wall clock starts at this time (ms since 1970) instead of now: tests/helpers/clock-preload.ts. */
+  clockAt?: number;
+}
 
 /** `TEST_RUNTIME=deno` runs the services the tests start under Deno; Bun is the default. */
 export const TEST_RUNTIME: Runtime = (() => {
@@ -29,11 +34,17 @@ export interface ServiceProcess {
  * Starts the service as its own process (its own engine) under `runtime` and waits until it
  * listens. `onLine` sees each log line as it is printed.
  */
-export async function startServiceProcess(env: Record<string, string>, runtime: Runtime = TEST_RUNTIME, onLine?: (line: string) => void): Promise<ServiceProcess> {
-  const proc = Bun.spawn(COMMANDS[runtime], {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  runtime: Runtime = TEST_RUNTIME,
+  onLine?: (line: string) => void,
+  options: ServiceProcessOptions = {},
+): Promise<ServiceProcess> {
+  const clock = options.clockAt === undefined ? undefined : { file: join(PROJECT_ROOT, 'tests', 'helpers', 'clock-preload.ts'), at: String(options.clockAt) };
+  const proc = Bun.spawn(COMMANDS[runtime](clock ? [clock.file] : []), {
     cwd: PROJECT_ROOT,
     // UV_THREADPOOL_SIZE as `npm start` sets it (src/storage/engine-threads.ts).
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: String(ENGINE_THREADS), ...(clock ? { TEST_CLOCK_AT: clock.at } : {}), ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',

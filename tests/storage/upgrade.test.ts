@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/project-root';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { startServiceProcess, TEST_RUNTIME, type ServiceProcess } from '../helpers/service-process';
 
 /**
  * Each archive under tests/fixtures/releases is a data directory written by that release
@@ -55,8 +55,15 @@ for (const release of releases) {
       dirs.push(dataDir);
       const untar = Bun.spawnSync(['tar', '-xzf', join(RELEASES_DIR, `${release}.tar.gz`), '-C', dataDir]);
       expect(untar.exitCode).toBe(0);
-      manifest = JSON.parse(readFileSync(join(dataDir, 'release-manifest.json'), 'utf8')) as Manifest;
-      svc = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_API_KEYS: manifest.keys.public, PRIVATE_API_KEYS: manifest.keys.private });
+      const manifestFile = join(dataDir, 'release-manifest.json');
+      manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+      // The upgrade runs an hour after the release stored its data (the archive keeps the time
+      // its manifest was written, once the release's service had stopped): within the 24 h
+      // de-duplication window of its messageIds on whichever day the test runs.
+      const upgradedAt = statSync(manifestFile).mtimeMs + 3_600_000;
+      svc = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_API_KEYS: manifest.keys.public, PRIVATE_API_KEYS: manifest.keys.private }, TEST_RUNTIME, undefined, {
+        clockAt: upgradedAt,
+      });
     });
 
     test("every workspace's events are there, with their fields", async () => {
