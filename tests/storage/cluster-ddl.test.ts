@@ -12,7 +12,7 @@ import { clusterInsertSettings } from '../../src/storage/open';
 import { startService } from '../../src/service';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { applyRetention } from '../../src/workspaces/retention';
-import { ENGINE_DIR } from '../helpers/engine-dir';
+import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
 import { PROJECT_ROOT } from '../helpers/project-root';
 import { RecordingStorage, type Issued } from '../helpers/recording-storage';
 
@@ -29,6 +29,9 @@ beforeAll(async () => {
   const config = buildConfig(readEnvFile(join(PROJECT_ROOT, '.env.defaults')), {
     PORT: '0',
     HOST: '127.0.0.1',
+    // The ingest log lives in DATA_DIR: a directory of this test's own, not the default ./data
+    // that `npm start` may be using in the same checkout.
+    DATA_DIR: join(ENGINE_DIR, uniqueName('cluster-ddl')),
     CLICKHOUSE_URL: 'http://clickhouse.invalid:8123',
     CLICKHOUSE_CLUSTER: CLUSTER,
     META_DATABASE: META,
