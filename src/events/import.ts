@@ -3,6 +3,7 @@ import { t } from 'elysia';
 import { decodeBody, RawBody } from '../http/json-body';
 import { HttpProblem } from '../http/problem';
 import type { MonotonicClock } from '../monotonic-clock';
+import { lacksEventName, toStoredInput, TRACK_NEEDS_EVENT } from './event-input';
 import { acceptEvent, type AcceptedEvent } from './event-rows';
 import { IngestOverloadedError, type IngestBuffer } from './ingest-buffer';
 import { EventDTO } from './model';
@@ -89,7 +90,7 @@ function readLine(text: string): { event: EventDTO } | { detail: string } {
     if (err instanceof HttpProblem) return { detail: err.detail };
     throw err;
   }
-  if (checkEvent.Check(value)) return { event: value };
+  if (checkEvent.Check(value)) return lacksEventName(value) ? { detail: `/event ${TRACK_NEEDS_EVENT}` } : { event: value };
   const first = checkEvent.Errors(value).First()!;
   const message = (first.schema as { error?: unknown }).error;
   return { detail: `${first.path || '/'} ${typeof message === 'string' ? message : first.message}` };
@@ -143,7 +144,7 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
           fail(line, read.detail);
           continue;
         }
-        batch.push(acceptEvent(read.event, deps.clock.next(), database));
+        batch.push(acceptEvent(toStoredInput(read.event), deps.clock.next(), database));
         if (batch.length < batchLines) continue;
         submit(batch);
         batch = [];

@@ -36,12 +36,18 @@ export const MessageId = t.String({
 /** A public key in the body: for beacons, which cannot set an Authorization header. */
 export const WriteKey = t.String({ error: 'must be a string', description: 'A public key, when no Authorization header is sent (beacons cannot set one).' });
 
-/** An event as sent. Other Segment fields (`sentAt`, `integrations`, ...) are accepted and ignored. */
+/**
+ * An event as sent. A `track` needs `event` (checked with the batch: event-input.ts); a page's
+ * `name` and `category` are kept in its properties. Other Segment fields (`sentAt`,
+ * `integrations`, ...) are accepted and ignored.
+ */
 export const EventDTO = t.Object(
   {
     type: EventType,
     messageId: t.Optional(MessageId),
-    event: t.Optional(Text),
+    event: t.Optional(t.String({ error: 'must be a string', description: 'What happened: required in `track` events.' })),
+    name: t.Optional(t.String({ error: 'must be a string', description: "A page's name, kept as `properties.name` (as the Segment routes keep it)." })),
+    category: t.Optional(t.String({ error: 'must be a string', description: "A page's category, kept as `properties.category`." })),
     userId: t.Optional(Text),
     anonymousId: t.Optional(Text),
     groupId: t.Optional(Text),

@@ -2,10 +2,11 @@ import { Elysia } from 'elysia';
 import { auth, principalOf } from '../http/auth';
 import { readCollectionRequest } from '../http/collection-auth';
 import { bodyBytes } from '../http/json-body';
-import { BODY_PROBLEMS, payloadTooLarge, problems, type ProblemError } from '../http/problem';
+import { BODY_PROBLEMS, invalidInput, payloadTooLarge, problems, type ProblemError } from '../http/problem';
 import type { Storage } from '../storage/storage';
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import type { MonotonicClock } from '../monotonic-clock';
+import { lacksEventName, toStoredInput, TRACK_NEEDS_EVENT } from './event-input';
 import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
 import { countRefusedEvents } from './refused-events';
@@ -45,15 +46,26 @@ function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bod
   if (errors.length > 0) throw payloadTooLarge(`${errors.length} event(s) over the limit of ${maxEventBytes} bytes each`, errors);
 }
 
+/** 400 naming every track without its `event`: the batch is atomic, so nothing is stored. */
+function checkEventNames(events: readonly EventDTO[]): void {
+  let errors: ProblemError[] | undefined;
+  events.forEach((e, i) => {
+    if (lacksEventName(e)) (errors ??= []).push({ pointer: `/events/${i}/event`, detail: TRACK_NEEDS_EVENT });
+  });
+  if (errors) throw invalidInput(`${errors.length} track event(s) without an event; nothing was stored`, errors);
+}
+
 /**
  * Stores a validated batch of the caller's workspace and answers the 201's JSON, the stored events
- * (413 naming events over the size limit); `bodyBytes` is the size of the body that held them.
- * The route's handler, and the collection fast path's.
+ * (413 naming events over the size limit, else 400 naming tracks without an event); `bodyBytes`
+ * is the size of the body that held them. The route's handler, and the collection fast path's (which
+ * hands a refused batch on to the app to answer).
  */
 export async function storeEvents(deps: EventRoutesDeps, principal: Principal, events: readonly EventDTO[], bodyBytes: number): Promise<string> {
   const database = principal.workspace.databaseName;
   checkEventSizes(events, deps.maxEventBytes, bodyBytes);
-  const accepted = events.map((e) => acceptEvent(e, deps.clock.next(), database));
+  checkEventNames(events);
+  const accepted = events.map((e) => acceptEvent(toStoredInput(e), deps.clock.next(), database));
   await deps.buffer.submit(database, accepted);
   const n = accepted.length;
   deps.metrics.eventsAccepted(database, n);

@@ -1,3 +1,4 @@
+import { keptInProperties } from '../events/event-input';
 import type { EventInput } from '../events/model';
 import { parseIsoDateTime, type Micros } from '../timestamps';
 import type { ProblemError } from '../http/problem';
@@ -71,8 +72,7 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
  * Its timestamp, corrected for the device's clock (`correctedTimestamp`), is given beside it.
  */
 export function toEventInput(message: SegmentMessage, batch: BatchDefaults): EventInput {
-  const hasExtra = message.name !== undefined || message.category !== undefined || message.previousId !== undefined;
-  const properties = hasExtra ? { ...message.properties, ...defined({ name: message.name, category: message.category, previousId: message.previousId }) } : message.properties;
+  const properties = keptInProperties(message.properties, { name: message.name, category: message.category, previousId: message.previousId });
   const integrations = batch.integrations || message.integrations ? { ...batch.integrations, ...message.integrations } : undefined;
   // A call's own context, when nothing merges into it, is taken as it is (most calls).
   const merged = batch.context || integrations ? { ...batch.context, ...message.context, ...defined({ integrations }) } : message.context;
