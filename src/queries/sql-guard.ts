@@ -1,5 +1,6 @@
 import { StorageQueryError, type Params, type Sandbox } from '../storage/storage';
 import { parseExplainAst, walk, type AstNode } from './explain-ast';
+import { isSelectSyntax } from './syntax-kinds';
 
 /** A statement the sandbox will not run, with the reason (403). */
 export class SqlRefusal extends Error {
@@ -21,10 +22,17 @@ const INTERNAL_TABLES = new Set(['events_local']);
 const GENERATORS = new Set(['numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'generate_series', 'generateseries', 'generaterandom', 'values']);
 
 /**
+ * The IN family, `IgnoreSet` variants included. ClickHouse's analyzer resolves a name given to
+ * any of them as a table when it is not a column (`x IN db.t`), so every name there is judged
+ * as a table is.
+ */
+const IN_FUNCTIONS = /^(?:global)?(?:not)?(?:null)?in(?:ignoreset)?$/;
+
+/**
  * Functions that read something other than the statement's tables: server files, dictionaries,
  * Join tables, other tables' columns, model files. `readonly` does not stop `file()`.
  */
-const OUTSIDE_READERS = /^(?:file|dict[a-z]*|joinget(?:ornull)?|hascolumnintable|catboostevaluate|naivebayesclassifier|modelevaluate)$/;
+const OUTSIDE_READERS = /^(?:file|dict[a-z0-9]*|joinget(?:ornull)?|hascolumnintable|catboostevaluate|naivebayesclassifier[a-z]*|modelevaluate)$/;
 
 /**
  * Functions that tell about the server rather than the workspace's data: its settings and files,
@@ -38,9 +46,22 @@ const SERVER_INTROSPECTION =
 /** Where a statement without FROM reads its one row; the analyzer adds it, a user cannot name it. */
 const IMPLICIT_TABLE = 'system.one';
 
-/** One column of a statement's rows, as text. */
-async function column(sandbox: Sandbox, database: string, sql: string, name: string, params?: Params): Promise<string[]> {
+/**
+ * A back-quoted name as the formatter writes it. Inside, a backslash starts an escape (a line
+ * break, a quote) and parentheses would read as the notes `EXPLAIN AST` puts after a name.
+ */
+const QUOTED_NAME = /`((?:[^`\\]|\\.)*)`/g;
+const UNSAFE_IN_NAME = /[\\()]/;
+
+/** One row of a statement's result, as text. */
+async function firstRow(sandbox: Sandbox, database: string, sql: string, params?: Params): Promise<Record<string, string>> {
   const text = await sandbox.inspect(database, sql, params);
+  return JSON.parse(text.slice(0, text.indexOf('\n'))) as Record<string, string>;
+}
+
+/** One column of a statement's rows, as text. */
+async function column(sandbox: Sandbox, database: string, sql: string, name: string): Promise<string[]> {
+  const text = await sandbox.inspect(database, sql);
   return text
     .split('\n')
     .filter((line) => line)
@@ -48,12 +69,19 @@ async function column(sandbox: Sandbox, database: string, sql: string, name: str
 }
 
 /**
- * Step 1, the parser alone: one statement, in ClickHouse's canonical form (comments gone). The
+ * Step 1, the parser alone: one statement, in ClickHouse's canonical form (comments gone), and
+ * that form with every literal replaced by `?`, so what is left in quotes can only be a name. The
  * text travels as a bound parameter, so nothing of it runs.
  */
-async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<string> {
+async function canonicalForm(sandbox: Sandbox, database: string, sql: string): Promise<{ statement: string; shape: string }> {
   try {
-    return (await column(sandbox, database, 'SELECT formatQuery({sql:String}) AS statement', 'statement', { sql }))[0]!;
+    const row = await firstRow(
+      sandbox,
+      database,
+      'SELECT formatQuery({sql:String}) AS statement, normalizeQueryKeepNames(statement) AS shape',
+      { sql },
+    );
+    return { statement: row.statement!, shape: row.shape! };
   } catch (err) {
     if (err instanceof StorageQueryError && err.message.includes('Multi-statements are not allowed')) {
       throw new SqlRefusal('the string holds several statements; send each as its own entry of queries');
@@ -62,16 +90,56 @@ async function canonicalForm(sandbox: Sandbox, database: string, sql: string): P
   }
 }
 
+/**
+ * `EXPLAIN AST` writes a name as it is, one node a line, so a name holding a line break or the
+ * text of a note could pass for nodes that are not there. Such names are refused before the tree
+ * is read; with them gone, each line is one node and each dot separates two parts of a name.
+ */
+function checkNames(shape: string): void {
+  for (const [, name] of shape.matchAll(QUOTED_NAME)) {
+    if (UNSAFE_IN_NAME.test(name!)) {
+      throw new SqlRefusal(`the name \`${name}\` is not allowed: back-quoted names may not hold backslashes (escapes, line breaks) or parentheses`);
+    }
+  }
+}
+
 function describeKind(root: AstNode, canonical: string): string {
   const keyword = /^[A-Za-z]+(?: [A-Za-z]+)?/.exec(canonical)?.[0]?.toUpperCase();
   return keyword ? `a ${keyword} statement` : `a ${root.kind}`;
 }
 
+const outside = (name: string) =>
+  new SqlRefusal(`${name} is outside this workspace: statements may read only the tables of the workspace's own database (such as events)`);
+
 /**
- * Step 2, still the parser alone (EXPLAIN AST executes nothing): a SELECT that names only the
- * workspace's tables. This must hold before the analyzer sees the statement, because the
- * analyzer evaluates scalar subqueries while resolving, and an error it raised there (a failed
- * CAST of another workspace's value, say) would carry that value back in its message.
+ * A name where ClickHouse may look a table up: `name` alone (a CTE of the statement, else a table
+ * of the current database, the workspace's) or `database.name` of the workspace's database. Any
+ * other dotted name is refused, so a name whose parts hold dots cannot pass for the workspace's:
+ * `a.b` is refused whether it is one part or two unless `a` is the workspace's database, and
+ * three parts are never a table of the workspace.
+ */
+function checkTableName(name: string, database: string): void {
+  const parts = name.split('.');
+  if (parts.length > 2 || (parts.length === 2 && parts[0] !== database)) throw outside(name);
+  if (INTERNAL_TABLES.has(parts[parts.length - 1]!)) {
+    throw new SqlRefusal(`${name} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
+  }
+}
+
+/** The arguments of a function node (the last expression list: a parametric function has two). */
+function argumentsOf(fn: AstNode): AstNode[] {
+  return fn.children.at(-1)?.children ?? [];
+}
+
+/**
+ * Step 2, still the parser alone (EXPLAIN AST executes nothing): a SELECT that can name only the
+ * workspace's tables. Every place where ClickHouse's analyzer turns a name into a table is judged
+ * as a table, whatever the statement defines: table expressions (FROM, JOIN, in every subquery
+ * and CTE), the names given to table functions and to the IN family. Anywhere else a name is a
+ * column, and a dotted one must start with a name the statement defines. This must hold before
+ * the analyzer sees the statement, because the analyzer evaluates scalar subqueries while
+ * resolving, and an error it raised there (a failed CAST of another workspace's value, say)
+ * would carry that value back in its message.
  */
 function checkSyntax(ast: AstNode[], canonical: string, database: string): void {
   const root = ast[0];
@@ -85,32 +153,44 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string): void 
   }
   const known = namesDefined(ast, database);
   for (const node of walk(ast)) {
+    if (!isSelectSyntax(node.kind)) throw new SqlUnsupported(`the sandbox does not run statements holding ${node.kind} syntax`);
     // readonly refuses a SETTINGS clause of the outer query, but lets one in a subquery apply.
     if (node.kind === 'Set') throw new SqlRefusal('SETTINGS clauses are not allowed: the limits of a statement cannot be changed');
-    if (node.kind === 'TableIdentifier' || node.kind === 'Identifier') checkName(node, database, known);
-    if (node.kind === 'TableIdentifier' && INTERNAL_TABLES.has(node.name.split('.').pop()!)) {
-      throw new SqlRefusal(`${node.name} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
+    if (node.kind === 'TableIdentifier') checkTableName(node.name, database);
+    else if (node.kind === 'Identifier' && !isTableArgument(node)) checkColumnName(node.name, database, known);
+    if (node.kind === 'Function') checkFunction(node, database);
+  }
+}
+
+/** A name given to a table function or to the IN family, where the analyzer may take it for a table. */
+function isTableArgument(node: AstNode): boolean {
+  const fn = node.parent?.parent;
+  if (fn?.kind !== 'Function' || node.parent !== fn.children.at(-1)) return false;
+  return fn.parent?.kind === 'TableExpression' || IN_FUNCTIONS.test(fn.name.toLowerCase());
+}
+
+function checkFunction(node: AstNode, database: string): void {
+  const fn = node.name.toLowerCase();
+  if (node.parent?.kind === 'TableExpression') {
+    if (!GENERATORS.has(fn)) {
+      throw new SqlRefusal(
+        `the table function ${node.name} is not allowed: it reaches files, URLs, servers or other databases (allowed: numbers, zeros, generate_series, generateRandom, values)`,
+      );
     }
-    if (node.kind !== 'Function') continue;
-    const fn = node.name.toLowerCase();
-    if (node.parent?.kind === 'TableExpression') {
-      if (!GENERATORS.has(fn)) {
-        throw new SqlRefusal(
-          `the table function ${node.name} is not allowed: it reaches files, URLs, servers or other databases (allowed: numbers, zeros, generate_series, generateRandom, values)`,
-        );
-      }
-    } else if (OUTSIDE_READERS.test(fn)) {
-      throw new SqlRefusal(`the function ${node.name} is not allowed: it reads outside this workspace's tables`);
-    } else if (SERVER_INTROSPECTION.test(fn)) {
-      throw new SqlRefusal(`the function ${node.name} is not allowed: it tells about the server, not about this workspace's data`);
-    }
+  } else if (OUTSIDE_READERS.test(fn)) {
+    throw new SqlRefusal(`the function ${node.name} is not allowed: it reads outside this workspace's tables`);
+  } else if (SERVER_INTROSPECTION.test(fn)) {
+    throw new SqlRefusal(`the function ${node.name} is not allowed: it tells about the server, not about this workspace's data`);
+  }
+  if (node.parent?.kind === 'TableExpression' || IN_FUNCTIONS.test(fn)) {
+    for (const arg of argumentsOf(node)) if (arg.kind === 'Identifier') checkTableName(arg.name, database);
   }
 }
 
 /**
- * The names a statement defines, which a dotted name may start with: its tables (`events.userId`),
- * its aliases of tables, subqueries, columns and ARRAY JOIN (`e.userId`, `t.a`), the parameters
- * of its lambdas, and the workspace's database itself.
+ * The names a statement defines, which a dotted column name may start with: its tables
+ * (`events.userId`), its aliases of tables, subqueries, columns and ARRAY JOIN (`e.userId`,
+ * `t.a`), the parameters of its lambdas, and the workspace's database itself.
  */
 function namesDefined(ast: AstNode[], database: string): Set<string> {
   const names = new Set([database]);
@@ -125,17 +205,15 @@ function namesDefined(ast: AstNode[], database: string): Set<string> {
 }
 
 /**
- * A table named with a database must be in the workspace's database, and a dotted name must
- * start with a name the statement defines (or that database). Anything else (`other.events`,
- * `x IN other.events`, `other.event`) is refused with the same words whether or not a database
- * of that name exists, so refusals tell nothing about other workspaces.
+ * A dotted column name must start with a name the statement defines (or the workspace's
+ * database). Anything else (`other.event`, `no_such_database.event`) is refused with the same
+ * words whether or not a database of that name exists, so refusals tell nothing about other
+ * workspaces. Only the first part counts: an alias written as `` `other.events` `` defines
+ * `other.events`, not `other`.
  */
-function checkName(node: AstNode, database: string, known: ReadonlySet<string>): void {
-  const parts = node.name.split('.');
-  if (parts.length < 2 || known.has(node.name)) return;
-  const first = parts[0]!;
-  if (first === database || (node.kind === 'Identifier' && known.has(first))) return;
-  throw new SqlRefusal(`${node.name} is outside this workspace: statements may read only the tables of the workspace's own database (such as events)`);
+function checkColumnName(name: string, database: string, known: ReadonlySet<string>): void {
+  const first = name.split('.')[0]!;
+  if (first !== name && !known.has(first)) throw outside(name);
 }
 
 /**
@@ -163,12 +241,14 @@ async function checkResolvedTables(sandbox: Sandbox, database: string, canonical
  * than patterns over the text, so string literals and comments never matter. Returns the
  * statement to run: its canonical form, proven to be one statement. Throws SqlRefusal (403),
  * SqlUnsupported (400), or the engine's StorageQueryError for a statement that does not parse
- * or resolve (400).
+ * or resolve (400). No statement reaches the analyzer (step 3) before steps 1 and 2, which ask
+ * the parser alone, have shown that every table it can name is the workspace's.
  */
 export async function guardStatement(sandbox: Sandbox, database: string, sql: string): Promise<string> {
-  const canonical = await canonicalForm(sandbox, database, sql);
-  const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${canonical}`, 'explain'));
-  checkSyntax(ast, canonical, database);
-  await checkResolvedTables(sandbox, database, canonical);
-  return canonical;
+  const { statement, shape } = await canonicalForm(sandbox, database, sql);
+  checkNames(shape);
+  const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${statement}`, 'explain'));
+  checkSyntax(ast, statement, database);
+  await checkResolvedTables(sandbox, database, statement);
+  return statement;
 }
