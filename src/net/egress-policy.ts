@@ -35,6 +35,13 @@ const INTERNAL_NAMES = /^(?:localhost|.+\.localhost|metadata\.google\.internal)$
 /** How long registration waits for a name to resolve before leaving the check to connection time. */
 const REGISTRATION_RESOLVE_MS = 2000;
 
+/**
+ * Said after every internal target refused at registration: whoever registers a webhook for a
+ * receiver on this machine or network learns which setting opens it (and that it is the
+ * operator's, not the API's).
+ */
+const ALLOWLIST_HINT = ": internal addresses are refused unless the service's EGRESS_ALLOWLIST setting lists them";
+
 /** A URL's host as a name or address: lower case, without IPv6 brackets or a final dot. */
 export function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -65,7 +72,12 @@ export class EgressPolicy {
     if (url.username !== '' || url.password !== '') {
       return 'must not carry a user name or password: receivers authenticate deliveries by their signature';
     }
-    const host = hostOf(url);
+    const internal = await this.internalTarget(hostOf(url));
+    return internal && `${internal}${ALLOWLIST_HINT}`;
+  }
+
+  /** What internal address or name `host` is or resolves to now, if any the allowlist does not open. */
+  private async internalTarget(host: string): Promise<string | undefined> {
     const now = this.hostRefusal(host);
     if (now !== undefined || this.nameAllowed(host) || parseAddress(host)) return now;
     let addresses: string[];

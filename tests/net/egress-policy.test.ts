@@ -38,7 +38,9 @@ describe('the egress policy', () => {
     expect(await policy.refusal(new URL('http://10.1.1.1/'))).toBeUndefined();
     expect(await policy.refusal(new URL('http://a.corp.example/'))).toBeUndefined();
     expect(await policy.refusal(new URL('http://x.example/'))).toBeUndefined();
-    expect(await policy.refusal(new URL('http://y.example/'))).toBe('y.example resolves to 192.168.1.1, a private address');
+    expect(await policy.refusal(new URL('http://y.example/'))).toBe(
+      "y.example resolves to 192.168.1.1, a private address: internal addresses are refused unless the service's EGRESS_ALLOWLIST setting lists them",
+    );
     expect(await policy.refusal(new URL('http://corp.example/'))).toBeUndefined();
   });
 

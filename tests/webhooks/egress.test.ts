@@ -59,8 +59,18 @@ describe('webhook URLs refused at registration', () => {
       expect(body.detail).toStartWith('the webhook url is not allowed: ');
       expect(body.errors).toEqual([{ pointer: '/url', detail: expect.any(String) }]);
       if (what === 'user info') expect(body.detail).not.toContain('secret');
+      // An internal target is refused by the policy, which the operator's setting opens: the answer names it.
+      if (what !== 'user info') expect(body.errors[0].detail).toContain("unless the service's EGRESS_ALLOWLIST setting lists them");
     });
   }
+
+  test('a loopback receiver: the refusal says which setting allows it', async () => {
+    const res = await svc.request('POST', '/webhooks', { key: svc.privateKey, body: { url: 'http://127.0.0.1:9000/hook' } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).detail).toBe(
+      "the webhook url is not allowed: 127.0.0.1, a loopback address: internal addresses are refused unless the service's EGRESS_ALLOWLIST setting lists them",
+    );
+  });
 
   test('nothing refused was registered', async () => {
     const res = await svc.request('GET', '/webhooks', { key: svc.privateKey });
