@@ -36,17 +36,36 @@ const VERDICT_MAX_AGE_MS = 60_000;
 /** ClickHouse's READONLY: the statement tried to write or to change a setting. */
 const READONLY_CODE = 164;
 
+/** ClickHouse's UNKNOWN_TABLE and UNKNOWN_DATABASE. */
+const UNKNOWN_NAME_CODES = new Set([60, 81]);
+
 /**
  * ClickHouse's message, tidied: without the server version, the repeated `Code: N.` prefix and
- * type of a rethrown exception, and the guard's own formatQuery() call that parsed the text.
+ * type of a rethrown exception, and the guard's own formatQuery() call that parsed the text. An
+ * unknown table's "Maybe you meant ...?" is dropped: the engine looks for a similar name in every
+ * database, so its suggestion may name another workspace's table (measured: `ws.secret_tb`
+ * suggested `other.secret_tbl`).
  */
 function engineMessage(err: StorageQueryError): string {
-  return err.message
+  const message = err.message
     .replace(/ \(version [^)]*\)/g, '')
     .replace(/^(Code: \d+\. DB::Exception: )+/, '$1')
-    .replace(/:? In scope SELECT formatQuery\([\s\S]*\) AS statement\./, '.')
+    .replace(/:? In scope SELECT formatQuery\([\s\S]*\) AS statement(?:, normalizeQueryKeepNames\(statement\) AS shape)?\./, '.')
     .replace(/(\([A-Z_]+\))\.? \1$/, '$1')
     .trim();
+  return err.clickhouseCode !== undefined && UNKNOWN_NAME_CODES.has(err.clickhouseCode) ? message.replace(/ Maybe you meant [^?]*\?/g, '') : message;
+}
+
+/** The setting behind each limit the engine enforces, named in its message so an operator knows what to raise. */
+const LIMIT_SETTINGS = new Map([
+  [159, 'QUERY_TIMEOUT_MS'],
+  [241, 'QUERY_MAX_MEMORY_BYTES'],
+  [396, 'QUERY_MAX_RESULT_ROWS'],
+]);
+
+function withLimitSetting(message: string, code: number | undefined): string {
+  const setting = code === undefined ? undefined : LIMIT_SETTINGS.get(code);
+  return setting === undefined || message.includes('QUERY_') ? message : `${message} (the limit is ${setting})`;
 }
 
 /** The answer for statement `index` that could not run. */
@@ -55,7 +74,7 @@ function statementProblem(index: number, err: unknown): unknown {
   if (err instanceof SqlRefusal) return forbidden(`statement ${index} was refused: ${err.message}`, [{ pointer, detail: err.message }]);
   if (err instanceof SqlUnsupported) return invalidInput(`statement ${index} cannot run: ${err.message}`, [{ pointer, detail: err.message }]);
   if (err instanceof StorageQueryError) {
-    const message = engineMessage(err);
+    const message = withLimitSetting(engineMessage(err), err.clickhouseCode);
     if (err.clickhouseCode === READONLY_CODE) return forbidden(`statement ${index} was refused: ${message}`, [{ pointer, detail: message }]);
     return invalidInput(`statement ${index} failed: ${message}`, [{ pointer, detail: message }]);
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Session } from 'chdb';
 import {
   identifier,
+  resultTooLarge,
   identifierName,
   INSERT_SETTINGS,
   sandboxSettings,
@@ -21,11 +22,17 @@ import {
 /** chDB error classes that mean the engine itself is gone, not that the statement was wrong. */
 const UNAVAILABLE_CODES = new Set(['CHDB_CONNECTION', 'CHDB_CLOSED', 'CHDB_INTERNAL']);
 
+const codeInMessage = (message: string): number | undefined => {
+  const code = /^Code: (\d+)\./.exec(message)?.[1];
+  return code === undefined ? undefined : Number(code);
+};
+
 function mapError(err: unknown): Error {
   const e = err as { code?: string; clickhouseCode?: number; message?: string };
   const message = e?.message ?? String(err);
   if (e?.code && UNAVAILABLE_CODES.has(e.code)) return new StorageUnavailableError(message);
-  return new StorageQueryError(message, e?.clickhouseCode);
+  // A streamed result's error carries the code only in its message.
+  return new StorageQueryError(message, e?.clickhouseCode ?? codeInMessage(message));
 }
 
 /**
@@ -48,13 +55,23 @@ export function parseJSONEachRow(text: string): Row[] {
   return rows;
 }
 
-/** A chDB session whose settings were fixed when it was opened, used one statement at a time. */
+/**
+ * A chDB session whose settings were fixed when it was opened, used one statement at a time. A
+ * statement that did not finish cleanly (failed, or cut at the byte limit) may leave rows behind
+ * in the session, which chDB hands to whatever runs next there: measured, the next statement
+ * answered 65,409 rows of a failed one before its own. So after any such statement the session
+ * is closed and a new one opened in its place (about 5 ms).
+ */
 class SandboxSession {
   private currentDatabase = '';
-  private readonly session: Session;
+  private session: Session;
 
-  constructor(session: Session) {
-    this.session = session;
+  constructor(
+    private readonly open: () => Session,
+    /** Bytes of result text at most, counted as the engine hands them over; beyond, the statement is stopped. */
+    private readonly maxResultBytes = Infinity,
+  ) {
+    this.session = open();
   }
 
   async run(database: string, sql: string, params: Params = {}): Promise<string> {
@@ -65,10 +82,33 @@ class SandboxSession {
         await this.session.queryAsync(`USE ${identifier(database)}`);
         this.currentDatabase = database;
       }
-      return await execute(this.session, sql, params, 'JSONEachRow');
+      if (this.maxResultBytes === Infinity) return await execute(this.session, sql, params, 'JSONEachRow');
+      return await this.bounded(sql);
     } catch (err) {
-      throw mapError(err);
+      this.renew();
+      throw err instanceof StorageQueryError ? err : mapError(err);
     }
+  }
+
+  /**
+   * The result read chunk by chunk and stopped once its text passes the byte limit, which the
+   * engine's own `max_result_bytes` did not enforce (a 250 MB result came back whole).
+   */
+  private async bounded(sql: string): Promise<string> {
+    const chunks: string[] = [];
+    let bytes = 0;
+    for await (const chunk of this.session.queryStream(sql, { format: 'JSONEachRow' })) {
+      bytes += chunk.numBytes;
+      if (bytes > this.maxResultBytes) throw resultTooLarge(this.maxResultBytes);
+      chunks.push(chunk.text());
+    }
+    return chunks.join('');
+  }
+
+  private renew(): void {
+    this.session.close();
+    this.session = this.open();
+    this.currentDatabase = '';
   }
 
   close(): void {
@@ -240,8 +280,8 @@ export class EmbeddedStorage implements Storage {
   }
 
   openSandbox(limits: SandboxLimits): Sandbox {
-    const inspect = new SandboxSession(this.openSession(sandboxSettings(limits, 'inspect')));
-    const run = new SandboxSession(this.openSession(sandboxSettings(limits, 'run')));
+    const inspect = new SandboxSession(() => this.openSession(sandboxSettings(limits, 'inspect')));
+    const run = new SandboxSession(() => this.openSession(sandboxSettings(limits, 'run')), limits.maxResultBytes);
     return {
       inspect: (database, sql, params) => inspect.run(database, sql, params),
       run: (database, sql) => run.run(database, sql),

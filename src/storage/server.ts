@@ -4,6 +4,7 @@ import {
   identifier,
   identifierName,
   INSERT_SETTINGS,
+  resultTooLarge,
   DEDUPLICATION_TOKEN,
   sandboxSettings,
   StorageOutcomeUnknownError,
@@ -128,7 +129,7 @@ export class ServerStorage implements Storage {
     const run = sandboxSettings(limits, 'run');
     return {
       inspect: (database, sql, params) => this.queryIn(database, sql, params ?? {}, inspect),
-      run: (database, sql) => this.queryIn(database, sql, {}, run),
+      run: (database, sql) => this.queryIn(database, sql, {}, run, limits.maxResultBytes),
       close: async () => {},
     };
   }
@@ -136,9 +137,10 @@ export class ServerStorage implements Storage {
   /**
    * One statement with `database` as the current database and query-level settings. Sent with
    * exec, as written: query() would append a FORMAT clause, which in `EXPLAIN AST SELECT ...`
-   * attaches to the explained SELECT instead. The output format is a setting instead.
+   * attaches to the explained SELECT instead. The output format is a setting instead. The answer
+   * is read as it arrives and dropped once it passes `maxBytes`, which stops the statement.
    */
-  private async queryIn(database: string, sql: string, params: Params, settings: Record<string, string>): Promise<string> {
+  private async queryIn(database: string, sql: string, params: Params, settings: Record<string, string>, maxBytes = Infinity): Promise<string> {
     try {
       const { stream } = await this.client.exec({
         query: sql,
@@ -149,10 +151,18 @@ export class ServerStorage implements Storage {
         http_headers: { 'X-ClickHouse-Database': identifierName(database) },
       });
       const chunks: Buffer[] = [];
-      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      let bytes = 0;
+      for await (const chunk of stream) {
+        bytes += (chunk as Buffer).length;
+        if (bytes > maxBytes) {
+          stream.destroy();
+          throw resultTooLarge(maxBytes);
+        }
+        chunks.push(chunk as Buffer);
+      }
       return Buffer.concat(chunks).toString('utf8');
     } catch (err) {
-      throw mapError(err);
+      throw err instanceof StorageQueryError ? err : mapError(err);
     }
   }
 

@@ -59,6 +59,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** Rows per block of a sandbox's results. */
+const SANDBOX_BLOCK_ROWS = 8192;
+
 /**
  * The ClickHouse settings of a sandbox, for `inspect` (no result limits) or `run`. `readonly = 1`
  * comes last: once it applies, no other setting can change, neither by us nor by the statement
@@ -68,8 +71,20 @@ export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run'):
   return {
     max_execution_time: String(limits.timeoutMs / 1000),
     max_memory_usage: String(limits.maxMemoryBytes),
+    // Large aggregations and sorts go to disk past half of it instead of failing.
+    max_bytes_before_external_group_by: String(Math.floor(limits.maxMemoryBytes / 2)),
+    max_bytes_before_external_sort: String(Math.floor(limits.maxMemoryBytes / 2)),
     ...(lane === 'run'
-      ? { max_result_rows: String(limits.maxResultRows), max_result_bytes: String(limits.maxResultBytes), result_overflow_mode: 'throw' }
+      ? {
+          max_result_rows: String(limits.maxResultRows),
+          max_result_bytes: String(limits.maxResultBytes),
+          result_overflow_mode: 'throw',
+          // Results come in blocks of at most this many rows, so the service's own count of
+          // result bytes stops a large one early (300 MB in 30,000 rows: 82 MB read and 1.9 s
+          // instead of a single block of 300 MB and 24 s). Table reads already come in blocks of
+          // about a megabyte (preferred_block_size_bytes), so analytics are not slowed.
+          max_block_size: String(SANDBOX_BLOCK_ROWS),
+        }
       : {}),
     // Numbers stay numbers in JSON, so 64-bit values can be passed on with all their digits.
     output_format_json_quote_64bit_integers: '0',
@@ -145,6 +160,17 @@ export class StorageQueryError extends Error {
   get isBadData(): boolean {
     return this.clickhouseCode !== undefined && BAD_DATA_CODES.has(this.clickhouseCode);
   }
+}
+
+/** ClickHouse's TOO_MANY_ROWS_OR_BYTES: a result over its limits. */
+const TOO_MANY_ROWS_OR_BYTES = 396;
+
+/** A result stopped by the service at its byte limit, told as the engine tells its own limits. */
+export function resultTooLarge(maxResultBytes: number): StorageQueryError {
+  return new StorageQueryError(
+    `the result is larger than ${maxResultBytes} bytes (QUERY_MAX_RESULT_BYTES), and was stopped there: select fewer rows or columns, or use POST /queries/export. (TOO_MANY_ROWS_OR_BYTES)`,
+    TOO_MANY_ROWS_OR_BYTES,
+  );
 }
 
 /** A database or table name that is safe to use without quoting tricks (and needs no quoting). */
