@@ -19,7 +19,7 @@ const REVALIDATE = 'no-cache';
 
 /**
  * The built console and API reference page, read once per process and kept in memory (about
- * 5 MB, most of it Scalar); each file is gzipped the first time a client that accepts gzip asks
+ * 4 MB, most of it Scalar); each file is gzipped the first time a client that accepts gzip asks
  * for it.
  */
 export class ConsoleAssets {

@@ -333,7 +333,10 @@ describeInChromium('the console in Chromium', () => {
   test('/docs renders the API reference from the service alone', async () => {
     const { page: docs, faults: docsFaults } = await offlinePage(chromium, svc.url);
     await docs.goto(`${svc.url}/docs`);
-    await docs.waitForFunction(() => document.body.innerText.includes('Stream events as they are stored'), { timeout: 30_000 });
+    // The sidebar lists the operations before the page's body has rendered the document: both.
+    await docs.waitForFunction(() => document.body.innerText.includes('Stream events as they are stored') && document.body.innerText.includes('Download OpenAPI Document'), {
+      timeout: 30_000,
+    });
     await docs.screenshot({ path: join(SHOTS, 'docs.png') as `${string}.png` });
     await docs.close();
     expect(docsFaults.blocked).toEqual([]);
