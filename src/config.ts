@@ -157,6 +157,7 @@ const SPEC = {
   clickhouseCluster: ['CLICKHOUSE_CLUSTER', optionalIdentifier],
   clickhouseInsertQuorum: ['CLICKHOUSE_INSERT_QUORUM', insertQuorum],
   clickhouseRequestTimeoutMs: ['CLICKHOUSE_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)],
+  clickhouseSandboxUsers: ['CLICKHOUSE_SANDBOX_USERS', oneOf('auto', 'on', 'off')],
   metaDatabase: ['META_DATABASE', identifierText],
   defaultWorkspaceDatabase: ['DEFAULT_WORKSPACE_DATABASE', identifierText],
   workspaceRefreshMs: ['WORKSPACE_REFRESH_MS', int(100, 3_600_000)],

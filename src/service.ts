@@ -43,7 +43,7 @@ const STREAM_HEARTBEAT_MS = 15_000;
  * Opens storage, migrates, and serves the API on `config.host:config.port` (0 picks a free port).
  * `resolver` turns webhook host names into addresses (tests give their own).
  */
-export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config), resolver: HostResolver = systemResolver): Promise<Service> {
+export async function startService(config: Config, log: Logger, storage: Storage = openStorage(config, log), resolver: HostResolver = systemResolver): Promise<Service> {
   const threads = engineThreads();
   if (storage.mode === 'embedded' && threads !== undefined && threads < engineSessions(config)) {
     log.warn('the runtime runs fewer engine statements at once than the service has engine sessions: long statements will hold up others, ingestion included; start it with UV_THREADPOOL_SIZE set (npm start and the Docker image do)', {
@@ -181,6 +181,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
       // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
       maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
       idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
+      log,
+      onAnswered: metrics.requestAnswered,
     });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route), or a port

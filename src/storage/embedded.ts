@@ -292,6 +292,9 @@ export class EmbeddedStorage implements Storage {
     };
   }
 
+  /** The embedded engine has no users: nothing is kept for a database beside it. */
+  async forgetDatabase(): Promise<void> {}
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

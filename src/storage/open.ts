@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Config } from '../config';
+import type { Logger } from '../log';
 import { EmbeddedStorage } from './embedded';
 import { ServerStorage } from './server';
 import type { Storage } from './storage';
@@ -31,7 +32,7 @@ export function clusterInsertSettings(config: Pick<Config, 'clickhouseCluster' |
 }
 
 /** The server backend when CLICKHOUSE_URL is set, else the embedded engine over DATA_DIR. */
-export function openStorage(config: Config): Storage {
+export function openStorage(config: Config, log: Logger): Storage {
   if (config.clickhouseUrl) {
     return new ServerStorage({
       url: config.clickhouseUrl,
@@ -39,6 +40,12 @@ export function openStorage(config: Config): Storage {
       password: config.clickhousePassword,
       requestTimeoutMs: config.clickhouseRequestTimeoutMs,
       insertSettings: clusterInsertSettings(config),
+      sandboxUsers: {
+        mode: config.clickhouseSandboxUsers,
+        cluster: config.clickhouseCluster,
+        onUnavailable: (message) =>
+          log.warn('the server did not let the service make sandbox users: user SQL runs as CLICKHOUSE_USER, checked by the query guard alone (CLICKHOUSE_SANDBOX_USERS)', { message }),
+      },
     });
   }
   return new EmbeddedStorage(config.dataDir, config.engineReadSessions, config.ingestWriters, backupDirectory(config));

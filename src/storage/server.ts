@@ -1,5 +1,6 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { splitLines } from './embedded';
+import { dropSandboxUserStatement, sandboxPassword, sandboxUserName, sandboxUserStatements, type SandboxUsersMode } from './sandbox-users';
 import {
   identifier,
   identifierName,
@@ -26,7 +27,14 @@ export interface ServerOptions {
   requestTimeoutMs: number;
   /** Settings added to every insert (on a cluster: synchronous distributed inserts, the quorum). */
   insertSettings?: Record<string, string | number>;
+  /** Users of each workspace for its SQL (sandbox-users.ts); `cluster` makes them on every node. */
+  sandboxUsers?: { mode: SandboxUsersMode; cluster: string; onUnavailable?: (message: string) => void };
 }
+
+/** ClickHouse's codes for a user it does not know, or a wrong password: a sandbox user dropped elsewhere. */
+const AUTHENTICATION_CODES = new Set([192, 516]);
+
+type Credentials = { username: string; password: string };
 
 /** Transport failures before anything was sent: the statement surely did not run. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -49,8 +57,12 @@ export class ServerStorage implements Storage {
   readonly mode = 'server' as const;
   private readonly client: ClickHouseClient;
   private readonly insertSettings: Record<string, string | number>;
+  /** Each workspace database's sandbox user, once made by this process (undefined: the service's own user). */
+  private readonly sandboxCredentials = new Map<string, Promise<Credentials | undefined>>();
+  /** Set once the server refused to make a sandbox user in `auto` mode: the service's user runs user SQL. */
+  private sandboxUsersRefused = false;
 
-  constructor(options: ServerOptions) {
+  constructor(private readonly options: ServerOptions) {
     this.insertSettings = { ...INSERT_SETTINGS, ...options.insertSettings };
     this.client = createClient({
       url: options.url,
@@ -128,10 +140,59 @@ export class ServerStorage implements Storage {
     const inspect = sandboxSettings(limits, 'inspect');
     const run = sandboxSettings(limits, 'run');
     return {
-      inspect: (database, sql, params) => this.queryIn(database, sql, params ?? {}, inspect),
-      run: (database, sql) => this.queryIn(database, sql, {}, run, limits.maxResultBytes),
+      inspect: (database, sql, params) => this.asSandboxUser(database, (auth) => this.queryIn(database, sql, params ?? {}, inspect, Infinity, auth)),
+      run: (database, sql) => this.asSandboxUser(database, (auth) => this.queryIn(database, sql, {}, run, limits.maxResultBytes, auth)),
       close: async () => {},
     };
+  }
+
+  async forgetDatabase(database: string): Promise<void> {
+    this.sandboxCredentials.delete(database);
+    const users = this.options.sandboxUsers;
+    if (!users || users.mode === 'off' || this.sandboxUsersRefused) return;
+    await this.command(dropSandboxUserStatement(database, users.cluster));
+  }
+
+  /**
+   * Runs `work` as the sandbox user of `database`, made first if this process has not yet. A user
+   * dropped meanwhile by another process (its workspace deleted and made again) is made again once.
+   */
+  private async asSandboxUser(database: string, work: (auth: Credentials | undefined) => Promise<string>): Promise<string> {
+    try {
+      return await work(await this.sandboxUser(database));
+    } catch (err) {
+      if (!(err instanceof StorageQueryError && err.clickhouseCode !== undefined && AUTHENTICATION_CODES.has(err.clickhouseCode))) throw err;
+      this.sandboxCredentials.delete(database);
+      return await work(await this.sandboxUser(database));
+    }
+  }
+
+  private sandboxUser(database: string): Promise<Credentials | undefined> {
+    const users = this.options.sandboxUsers;
+    if (!users || users.mode === 'off' || this.sandboxUsersRefused) return Promise.resolve(undefined);
+    let credentials = this.sandboxCredentials.get(database);
+    if (!credentials) {
+      credentials = this.makeSandboxUser(database, users);
+      this.sandboxCredentials.set(database, credentials);
+      credentials.catch(() => this.sandboxCredentials.delete(database));
+    }
+    return credentials;
+  }
+
+  private async makeSandboxUser(database: string, users: NonNullable<ServerOptions['sandboxUsers']>): Promise<Credentials | undefined> {
+    const password = sandboxPassword(this.options.password, database);
+    try {
+      for (const statement of sandboxUserStatements(database, password, users.cluster)) await this.command(statement);
+      return { username: sandboxUserName(database), password };
+    } catch (err) {
+      if (!(err instanceof StorageQueryError)) throw err;
+      if (users.mode === 'on') {
+        throw new StorageUnavailableError(`CLICKHOUSE_SANDBOX_USERS=on, but the server did not make the sandbox user of ${database}: ${err.message}`);
+      }
+      this.sandboxUsersRefused = true;
+      users.onUnavailable?.(err.message);
+      return undefined;
+    }
   }
 
   /**
@@ -140,10 +201,11 @@ export class ServerStorage implements Storage {
    * attaches to the explained SELECT instead. The output format is a setting instead. The answer
    * is read as it arrives and dropped once it passes `maxBytes`, which stops the statement.
    */
-  private async queryIn(database: string, sql: string, params: Params, settings: Record<string, string>, maxBytes = Infinity): Promise<string> {
+  private async queryIn(database: string, sql: string, params: Params, settings: Record<string, string>, maxBytes: number, auth: Credentials | undefined): Promise<string> {
     try {
       const { stream } = await this.client.exec({
         query: sql,
+        ...(auth ? { auth } : {}),
         query_params: params,
         // Before readonly, which fixes every setting after it.
         clickhouse_settings: { default_format: 'JSONEachRow', ...settings },

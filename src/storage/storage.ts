@@ -116,6 +116,8 @@ export interface Storage {
   stream(sql: string, params: Params, format: StreamFormat, options?: { database?: string; settings?: Record<string, string> }): AsyncIterable<Uint8Array>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
+  /** Removes what the storage keeps for a dropped database besides the database (a server's sandbox user). */
+  forgetDatabase(database: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -53,6 +53,7 @@ function severable(): { storage: Storage; cut(): void } {
     insert: (...args) => guard(() => storage.insert(...args)),
     stream: (...args) => storage.stream(...args),
     openSandbox: (limits) => storage.openSandbox(limits),
+    forgetDatabase: () => storage.forgetDatabase(),
     close: async () => {},
   };
   return { storage: proxy, cut: () => (cut = true) };

@@ -48,5 +48,7 @@ export class RecordingStorage implements Storage {
     };
   }
 
+  async forgetDatabase(): Promise<void> {}
+
   async close(): Promise<void> {}
 }

@@ -135,5 +135,6 @@ export class MigrationRunner {
     // Not ON CLUSTER: without a cluster there is none, and a replicated ledger replicates its own mutations.
     await this.storage.command(`DELETE FROM ${this.meta}.schema_migrations WHERE database = {database:String}`, { database });
     await this.storage.command(`DROP DATABASE IF EXISTS ${identifier(database)} ${this.onCluster} SYNC`);
+    await this.storage.forgetDatabase(database);
   }
 }
