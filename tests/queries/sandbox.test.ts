@@ -95,6 +95,7 @@ const TABLE: Array<[string, string, number]> = [
   ['executable', "SELECT * FROM executable('cat /etc/passwd', 'TSV', 'a String')", 403],
   ['input', "SELECT * FROM input('a String')", 403],
   ['view', 'SELECT * FROM view(SELECT * FROM {OTHER}.events)', 403],
+  ['zeros (the engine refuses it in readonly mode; numbers does the same)', 'SELECT count() FROM zeros(10)', 403],
   ['sqlite', "SELECT * FROM sqlite('/tmp/x.db', 't')", 403],
   ['table function in a subquery', "SELECT count() FROM (SELECT * FROM url('http://127.0.0.1:1/', 'CSV', 'a String'))", 403],
   // Functions that read outside the workspace
@@ -141,6 +142,9 @@ const TABLE: Array<[string, string, number]> = [
   ['the own database, qualified', 'SELECT count() AS n FROM {OWN}.events', 200],
   ['a table alias on a column', "SELECT count() AS n FROM events AS e WHERE e.type = 'track'", 200],
   ['numbers()', 'SELECT sum(number) AS s FROM numbers(10)', 200],
+  ['generate_series()', 'SELECT sum(generate_series) AS s FROM generate_series(1, 3)', 200],
+  ['values()', "SELECT sum(a) AS s FROM values('a UInt8', 1, 2)", 200],
+  ['generateRandom()', "SELECT a FROM generateRandom('a UInt8', 1) LIMIT 3", 200],
   ['a JSON key named system', "SELECT JSONExtractString(properties, 'system') AS s FROM events", 200],
   ['a scalar subquery on the own events', 'SELECT (SELECT count() FROM events) AS n', 200],
   ['version(): the engine version is no secret', 'SELECT version() AS v', 200],
