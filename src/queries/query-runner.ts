@@ -155,7 +155,7 @@ export class QueryRunner {
     this.admit(database, 1);
     try {
       const statement = await this.scheduler.schedule(database, () => this.withSandbox((s) => this.verdict(s, database, sql)));
-      yield* this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'inspect') });
+      yield* this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'inspect'), sandboxed: true });
     } catch (err) {
       throw statementProblem(0, err);
     }

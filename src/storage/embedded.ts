@@ -17,6 +17,7 @@ import {
   type SandboxLimits,
   type Storage,
   type StreamFormat,
+  type StreamOptions,
 } from './storage';
 
 /** chDB error classes that mean the engine itself is gone, not that the statement was wrong. */
@@ -239,7 +240,7 @@ export class EmbeddedStorage implements Storage {
     });
   }
 
-  async *stream(sql: string, params: Params, format: StreamFormat, options: { database?: string; settings?: Record<string, string> } = {}): AsyncIterable<Uint8Array> {
+  async *stream(sql: string, params: Params, format: StreamFormat, options: StreamOptions = {}): AsyncIterable<Uint8Array> {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
     // A session per stream: one session streams one result at a time, and its settings (a
     // sandbox's readonly) stay with it.

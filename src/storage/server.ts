@@ -18,6 +18,7 @@ import {
   type SandboxLimits,
   type Storage,
   type StreamFormat,
+  type StreamOptions,
 } from './storage';
 
 export interface ServerOptions {
@@ -116,11 +117,13 @@ export class ServerStorage implements Storage {
     }
   }
 
-  async *stream(sql: string, params: Params, format: StreamFormat, options: { database?: string; settings?: Record<string, string> } = {}): AsyncIterable<Uint8Array> {
+  async *stream(sql: string, params: Params, format: StreamFormat, options: StreamOptions = {}): AsyncIterable<Uint8Array> {
     let stream: AsyncIterable<Uint8Array>;
     try {
+      const auth = options.sandboxed && options.database ? await this.sandboxUser(options.database) : undefined;
       ({ stream } = await this.client.exec({
         query: sql,
+        ...(auth ? { auth } : {}),
         query_params: params,
         // The format first: readonly, if given, fixes every setting after it.
         clickhouse_settings: { default_format: format, ...streamSettings(format, options.settings) },

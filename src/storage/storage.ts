@@ -92,6 +92,14 @@ export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run'):
   };
 }
 
+/** Where and how a stream runs: its current database, its settings, and whether it is a workspace's own SQL. */
+export interface StreamOptions {
+  database?: string;
+  settings?: Record<string, string>;
+  /** User SQL of `database`: on a server it runs as that workspace's sandbox user, as a sandbox's statements do. */
+  sandboxed?: boolean;
+}
+
 export interface Storage {
   readonly mode: 'embedded' | 'server';
   /** Runs a statement that returns rows. */
@@ -113,7 +121,7 @@ export interface Storage {
    * order, so `readonly` goes last); `database` is its current database. Stopping the iteration
    * cancels the statement.
    */
-  stream(sql: string, params: Params, format: StreamFormat, options?: { database?: string; settings?: Record<string, string> }): AsyncIterable<Uint8Array>;
+  stream(sql: string, params: Params, format: StreamFormat, options?: StreamOptions): AsyncIterable<Uint8Array>;
   /** A connection of its own for user SQL, apart from the sessions ingestion and listing use. */
   openSandbox(limits: SandboxLimits): Sandbox;
   /** Removes what the storage keeps for a dropped database besides the database (a server's sandbox user). */

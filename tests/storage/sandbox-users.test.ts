@@ -45,6 +45,15 @@ describe('sandbox users on a server that allows access management', () => {
     expect(fixture.requests.some((r) => r.user === user && /^\s*INSERT/.test(r.sql))).toBe(false);
   });
 
+  test('a statement export runs as the workspace user too', async () => {
+    const room = await createWorkspace(svc, { name: uniqueName('UsersExport') });
+    const res = await svc.request('POST', '/queries/export', { key: room.privateApiKey, body: { query: 'SELECT 1 AS export_probe', format: 'csv' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('export_probe');
+    const sent = fixture.requests.filter((r) => r.sql.startsWith('SELECT 1 AS export_probe'));
+    expect(sent.map((r) => r.user)).toEqual([`sandbox_${room.databaseName}`]);
+  });
+
   test('a deleted workspace takes its user along; one made again with the same database gets its user again', async () => {
     const databaseName = uniqueName('users_again');
     const first = await createWorkspace(svc, { name: uniqueName('UsersAgain'), databaseName });
