@@ -2,6 +2,7 @@ import { closeSync, fdatasync, fsyncSync, ftruncateSync, mkdirSync, openSync, re
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../../log';
+import { tryLockFile, type FileLock } from './file-lock';
 import { encodeRecord, scanRecords } from './record-format';
 
 const datasync = promisify(fdatasync);
@@ -45,8 +46,6 @@ const SEGMENT_NAME = /^(\d{16})\.wal$/;
 const segmentName = (n: number) => `${String(n).padStart(16, '0')}.wal`;
 const CHECKPOINT = 'checkpoint';
 const LOCK = 'lock';
-/** Logs open in this process: a second service in the same process must not share one either. */
-const openHere = new Set<string>();
 
 /**
  * An append-only log of checksummed records in numbered segment files. Appends made while one
@@ -69,6 +68,7 @@ export class WriteAheadLog {
 
   private constructor(
     private readonly options: WriteAheadLogOptions,
+    private readonly lock: FileLock,
     segments: Map<number, number>,
     next: number,
   ) {
@@ -84,7 +84,16 @@ export class WriteAheadLog {
    */
   static open(options: WriteAheadLogOptions): { wal: WriteAheadLog; recovered: RecoveredRecord[] } {
     mkdirSync(options.dir, { recursive: true });
-    claimLock(options.dir);
+    const lock = claimLock(options.dir);
+    try {
+      return WriteAheadLog.recover(options, lock);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  private static recover(options: WriteAheadLogOptions, lock: FileLock): { wal: WriteAheadLog; recovered: RecoveredRecord[] } {
     const loaded = readCheckpoint(options.dir);
     const numbers = readdirSync(options.dir)
       .map((name) => SEGMENT_NAME.exec(name)?.[1])
@@ -118,7 +127,7 @@ export class WriteAheadLog {
       }
       live.set(segment, scan.damage ? scan.intactBytes : bytes.byteLength);
     }
-    const wal = new WriteAheadLog(options, live, (numbers.at(-1) ?? 0) + 1);
+    const wal = new WriteAheadLog(options, lock, live, (numbers.at(-1) ?? 0) + 1);
     return { wal, recovered };
   }
 
@@ -180,8 +189,7 @@ export class WriteAheadLog {
     await this.writeGroup();
     await this.idle.promise;
     closeSync(this.fd);
-    rmSync(join(this.options.dir, LOCK), { force: true });
-    openHere.delete(this.options.dir);
+    this.lock.release();
   }
 
   private async writeGroup(): Promise<void> {
@@ -297,27 +305,28 @@ function readCheckpoint(dir: string): { segment: number; offset: number } | unde
   }
 }
 
-/** One process per log: two appending to the same segments would interleave their records. */
-function claimLock(dir: string): void {
-  if (openHere.has(dir)) throw new Error(`the ingest log in ${dir} is in use by another service in this process: each needs a log directory of its own`);
+/**
+ * One process per log: two appending to the same segments would interleave their records. The
+ * lock is the kernel's (see file-lock.ts), so it goes with its holder however that ends; the
+ * holder's process id in the file only names it to whoever is refused. The file is never
+ * deleted: a process that had opened it just before would lock a file no longer there, beside
+ * another process locking its replacement.
+ */
+function claimLock(dir: string): FileLock {
   const path = join(dir, LOCK);
-  try {
-    const pid = Number(readFileSync(path, 'utf8'));
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
-      throw new Error(`the ingest log in ${dir} is in use by process ${pid}: each service process needs a DATA_DIR (or INGEST_LOG_DIR) of its own`);
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  const lock = tryLockFile(path);
+  if (!lock) {
+    const holder = Number(readFileSync(path, 'utf8'));
+    if (holder === process.pid) throw new Error(`the ingest log in ${dir} is in use by another service in this process: each needs a log directory of its own`);
+    // Between its lock and its write the holder is not named yet: the file is empty or names the one before.
+    const who = Number.isInteger(holder) && holder > 0 ? `process ${holder}` : 'another process';
+    throw new Error(`the ingest log in ${dir} is in use by ${who}: each service process needs a DATA_DIR (or INGEST_LOG_DIR) of its own`);
   }
-  writeFileSync(path, String(process.pid));
-  openHere.add(dir);
-}
-
-function isAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    writeFileSync(path, String(process.pid));
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    lock.release();
+    throw err;
   }
+  return lock;
 }

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type LogFields } from '../../../src/log';
+import { eventually } from '../../helpers/eventually';
+import { PROJECT_ROOT } from '../../helpers/project-root';
 import { mountSmallDisk, unmount } from '../../helpers/small-disk';
 import { LogWriteError, WriteAheadLog } from '../../../src/storage/wal/write-ahead-log';
 
@@ -88,22 +90,74 @@ describe('WriteAheadLog', () => {
     expect(String(entries.find((e) => e.level === 'error')!.damage)).toContain('checksum');
     await again.wal.close();
   });
+});
 
-  test('a second process on the same directory is refused while the first lives', async () => {
+/**
+ * A process holding the log in `dir`, whose parent is a shell that became `sleep` and never
+ * reaps it: once killed, it stays a zombie (its id still answers kill(pid, 0)) until `parent`
+ * is killed, as a service does under a supervisor that has not yet waited for it.
+ */
+async function holderUnderANonReapingParent(dir: string) {
+  const hold = `import { WriteAheadLog } from ${JSON.stringify(join(PROJECT_ROOT, 'src/storage/wal/write-ahead-log.ts'))};
+    import { silentLogger } from ${JSON.stringify(join(PROJECT_ROOT, 'src/log.ts'))};
+    WriteAheadLog.open({ dir: process.env.LOG_DIR, fsync: false, segmentBytes: 1 << 20, log: silentLogger });
+    console.log('open');
+    setInterval(() => {}, 1 << 30);`;
+  const parent = Bun.spawn(['sh', '-c', '"$0" -e "$1" & echo $!; exec sleep 60', process.execPath, hold], { env: { ...process.env, LOG_DIR: dir }, stdout: 'pipe' });
+  const reader = parent.stdout.getReader();
+  let out = '';
+  while (!/^\d+\n(.*\n)*open\n/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the holder did not open the log: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  return { pid: Number(out.split('\n')[0]), parent };
+}
+
+/** The state letter of /proc/<pid>/stat: R, S, Z (a zombie: exited, not yet reaped), ... */
+const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+
+describe('WriteAheadLog lock', () => {
+  test('a second process on the same log is refused, naming the first, and takes the log the moment the first is killed, even while it is a zombie', async () => {
+    const dir = freshDir();
+    const holder = await holderUnderANonReapingParent(dir);
+    try {
+      expect(() => open(dir)).toThrow(`the ingest log in ${dir} is in use by process ${holder.pid}: each service process needs a DATA_DIR (or INGEST_LOG_DIR) of its own`);
+      process.kill(holder.pid, 'SIGKILL');
+      await eventually('the killed holder is a zombie', async () => processState(holder.pid) === 'Z');
+      // Its id still looks alive to a check by process id, which is what refused restarts.
+      expect(() => process.kill(holder.pid, 0)).not.toThrow();
+      const { wal } = open(dir);
+      expect(readFileSync(join(dir, 'lock'), 'utf8')).toBe(String(process.pid));
+      await wal.close();
+    } finally {
+      holder.parent.kill('SIGKILL');
+      await holder.parent.exited;
+    }
+  });
+
+  test('a lock file naming a live process that does not hold the log (an id reused after a crash or a reboot) does not keep the log from opening', async () => {
     const dir = freshDir();
     mkdirSync(dir, { recursive: true });
-    const other = Bun.spawn(['sleep', '30']);
-    writeFileSync(join(dir, 'lock'), String(other.pid));
+    const stranger = Bun.spawn(['sleep', '30']);
     try {
-      expect(() => open(dir)).toThrow(`in use by process ${other.pid}`);
+      writeFileSync(join(dir, 'lock'), String(stranger.pid));
+      const { wal } = open(dir);
+      await wal.close();
     } finally {
-      other.kill();
-      await other.exited;
+      stranger.kill();
+      await stranger.exited;
     }
-    // Once that process is gone its lock is stale, and taken over.
+  });
+
+  test('a second open in the same process is refused until the first closes; the lock file stays', async () => {
+    const dir = freshDir();
     const { wal } = open(dir);
+    expect(() => open(dir)).toThrow('in use by another service in this process');
     await wal.close();
-    expect(existsSync(join(dir, 'lock'))).toBe(false);
+    expect(existsSync(join(dir, 'lock'))).toBe(true);
+    const again = open(dir);
+    await again.wal.close();
   });
 });
 
