@@ -67,7 +67,9 @@ describe('sandbox users on a server that allows access management', () => {
   });
 
   test('a second process sharing the server derives the same password and uses the same user', async () => {
-    const twin = await startTestService(svc.settings);
+    // Its own data directory (its ingest log), the same server, metadata and password.
+    const { DATA_DIR: _own, ...shared } = svc.settings;
+    const twin = await startTestService(shared);
     try {
       const room = await createWorkspace(svc, { name: uniqueName('Twin') });
       expect((await runQueries(svc, ['SELECT 1 AS one'], room.privateApiKey)).status).toBe(200);
