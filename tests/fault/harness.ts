@@ -41,6 +41,41 @@ export function logTail(dir: string, lines = 40): string {
   return (read(join(dir, 'service.log')) + read(join(dir, 'service.err.log'))).split('\n').slice(-lines).join('\n');
 }
 
+/** The environment of `bun src/main.ts` with its data in `<dir>/data`: .env.defaults, then these, then `env`. */
+function serviceEnv(dir: string, port: number, env: Record<string, string>): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    DATA_DIR: join(dir, 'data'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    PUBLIC_API_KEYS: KEYS.public,
+    PRIVATE_API_KEYS: KEYS.private,
+    // As `npm start` runs it: enough engine threads for every session (src/storage/engine-threads.ts).
+    UV_THREADPOOL_SIZE: String(ENGINE_THREADS),
+    // The scenarios' webhook receivers listen on loopback.
+    EGRESS_ALLOWLIST: '127.0.0.0/8',
+    // Verification reads every stored tag back in one statement.
+    QUERY_MAX_RESULT_ROWS: '10000000',
+    QUERY_MAX_RESULT_BYTES: '1073741824',
+    ...env,
+  };
+}
+
+/** Resolves once the service at `url` answers `GET /`; fails as soon as `exited()` says how it ended. */
+async function untilServing(url: string, dir: string, exited: () => string | null): Promise<void> {
+  for (let i = 0; ; i++) {
+    const how = exited();
+    if (how !== null) throw new Error(`the service exited ${how}:\n${logTail(dir)}`);
+    if (i > 1200) throw new Error(`the service did not come up:\n${logTail(dir)}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+}
+
 /**
  * `bun src/main.ts` with its data in `<dir>/data` (settings from .env.defaults and `env`),
  * appending its log to `<dir>/service.log`; resolves once it answers `GET /`. Pass the previous
@@ -50,36 +85,12 @@ export async function startService(dir: string, env: Record<string, string> = {}
   const listenOn = port ?? (await freePort());
   const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
     cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: join(dir, 'data'),
-      PORT: String(listenOn),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      PUBLIC_API_KEYS: KEYS.public,
-      PRIVATE_API_KEYS: KEYS.private,
-      // As `npm start` runs it: enough engine threads for every session (src/storage/engine-threads.ts).
-      UV_THREADPOOL_SIZE: String(ENGINE_THREADS),
-      // The scenarios' webhook receivers listen on loopback.
-      EGRESS_ALLOWLIST: '127.0.0.0/8',
-      // Verification reads every stored tag back in one statement.
-      QUERY_MAX_RESULT_ROWS: '10000000',
-      QUERY_MAX_RESULT_BYTES: '1073741824',
-      ...env,
-    },
+    env: serviceEnv(dir, listenOn, env),
     stdout: Bun.file(join(dir, 'service.log')),
     stderr: Bun.file(join(dir, 'service.err.log')),
   });
   const url = `http://127.0.0.1:${listenOn}`;
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`the service exited with ${proc.exitCode}:\n${logTail(dir)}`);
-    if (i > 1200) throw new Error(`the service did not come up:\n${logTail(dir)}`);
-    try {
-      if ((await fetch(url)).ok) break;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
+  await untilServing(url, dir, () => (proc.exitCode === null ? null : `with ${proc.exitCode}`));
   return {
     url,
     port: listenOn,
@@ -95,6 +106,57 @@ export async function startService(dir: string, env: Record<string, string> = {}
       return { code, ms: performance.now() - t0 };
     },
   };
+}
+
+/** Fields of /proc/<pid>/stat after the command: state (Z: a zombie, exited and not yet reaped), parent, process group, ...; undefined once the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+export const processState = (pid: number): string | undefined => statFields(pid)?.[0];
+
+export interface UnreapedService {
+  url: string;
+  port: number;
+  pid: number;
+  /** SIGKILL to the service's process group; returns at once, without waiting for anything. */
+  killGroup(): void;
+  /** Ends the parent that never reaped the service (and the service, if it still runs). */
+  reap(): Promise<void>;
+}
+
+/**
+ * The service as a supervisor leaves it until it waits for it: the leader of a process group of
+ * its own (setsid), whose parent is a shell that became `sleep` and never reaps it. Once killed,
+ * it stays a zombie, its id still answering kill(pid, 0), until `reap()`. Its log goes to
+ * `<dir>/service.log` as with `startService`.
+ */
+export async function startUnreapedService(dir: string, env: Record<string, string> = {}, port?: number): Promise<UnreapedService> {
+  const listenOn = port ?? (await freePort());
+  const parent = Bun.spawn(['sh', '-c', 'setsid "$0" src/main.ts >>"$1" 2>>"$2" & echo $!; exec sleep 86400 >/dev/null', process.execPath, join(dir, 'service.log'), join(dir, 'service.err.log')], {
+    cwd: PROJECT_ROOT,
+    env: serviceEnv(dir, listenOn, env),
+    stdout: 'pipe',
+  });
+  const pid = Number(await new Response(parent.stdout).text());
+  let reaped = false;
+  const reap = async () => {
+    if (reaped) return;
+    reaped = true;
+    if (processState(pid) !== undefined && processState(pid) !== 'Z') process.kill(-pid, 'SIGKILL');
+    parent.kill('SIGKILL');
+    await parent.exited;
+  };
+  afterRun(() => void reap());
+  const url = `http://127.0.0.1:${listenOn}`;
+  await untilServing(url, dir, () => (processState(pid) === 'Z' ? '(its exit code not collected)' : null));
+  // setsid forks when its caller leads a group already: then `pid` would not be the service.
+  if (statFields(pid)?.[2] !== String(pid)) throw new Error(`process ${pid} does not lead a process group of its own`);
+  return { url, port: listenOn, pid, killGroup: () => process.kill(-pid, 'SIGKILL'), reap };
 }
 
 /**
