@@ -114,8 +114,11 @@ async function holderUnderANonReapingParent(dir: string) {
   return { pid: Number(out.split('\n')[0]), parent };
 }
 
-/** The state letter of /proc/<pid>/stat: R, S, Z (a zombie: exited, not yet reaped), ... */
-const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+/**
+ * Whether `pid` is a zombie: every thread exited, the process not yet reaped. Its main thread
+ * alone shows Z while the others still exit, and they hold its files (the lock) until they do.
+ */
+const isZombie = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] === 'Z' && readdirSync(`/proc/${pid}/task`).length === 1;
 
 describe('WriteAheadLog lock', () => {
   test('a second process on the same log is refused, naming the first, and takes the log the moment the first is killed, even while it is a zombie', async () => {
@@ -124,13 +127,15 @@ describe('WriteAheadLog lock', () => {
     try {
       expect(() => open(dir)).toThrow(`the ingest log in ${dir} is in use by process ${holder.pid}: each service process needs a DATA_DIR (or INGEST_LOG_DIR) of its own`);
       process.kill(holder.pid, 'SIGKILL');
-      await eventually('the killed holder is a zombie', async () => processState(holder.pid) === 'Z');
+      await eventually('the killed holder is a zombie', async () => isZombie(holder.pid));
       // Its id still looks alive to a check by process id, which is what refused restarts.
       expect(() => process.kill(holder.pid, 0)).not.toThrow();
       const { wal } = open(dir);
       expect(readFileSync(join(dir, 'lock'), 'utf8')).toBe(String(process.pid));
       await wal.close();
     } finally {
+      // Its parent's zombie until the parent goes, so the id cannot name another process yet.
+      process.kill(holder.pid, 'SIGKILL');
       holder.parent.kill('SIGKILL');
       await holder.parent.exited;
     }
