@@ -32,6 +32,7 @@ import { cors } from './http/cors';
 import { errorMapper } from './http/error-mapper';
 import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-timeout';
 import { jsonBody } from './http/json-body';
+import { unroutedAnswers, type RouteLike } from './http/methods';
 import { openApi } from './http/openapi';
 import { bodyBudget, type ByteBudget } from './http/body-budget';
 import { rateLimit, RateLimiter } from './http/rate-limit';
@@ -109,7 +110,7 @@ export function createApp(deps: AppDeps) {
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
-    .use(errorMapper(deps.log))
+    .use(errorMapper(deps.log, unroutedAnswers((): readonly RouteLike[] => app.routes)))
     .use(rateLimit(limiter))
     .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi(assets))

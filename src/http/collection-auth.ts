@@ -35,7 +35,9 @@ export function headerPrincipal(store: WorkspaceStore, authorization: string): P
  */
 function writeKeyPrincipal(store: WorkspaceStore, body: unknown, url: string): Principal {
   const inBody = body !== null && typeof body === 'object' ? (body as { writeKey?: unknown }).writeKey : undefined;
-  const key = typeof inBody === 'string' && inBody !== '' ? inBody : new URL(url).searchParams.get('writeKey');
+  // The query string alone: a request without a Host header has a URL that `new URL` refuses.
+  const query = url.indexOf('?');
+  const key = typeof inBody === 'string' && inBody !== '' ? inBody : query < 0 ? null : new URLSearchParams(url.slice(query + 1)).get('writeKey');
   if (!key) {
     throw unauthorized(
       'send the key in an Authorization header (Bearer, or Basic with the write key as user name), or a public key as "writeKey" in the body or the query string',

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pathOf } from './url-path';
 
 export interface CorsOptions {
   /** Paths whose POST collects events: open to every origin (a workspace may narrow its public keys). */
@@ -34,7 +35,7 @@ export function cors(options: CorsOptions) {
     if (origin === null) return;
     const requestedMethod = request.method === 'OPTIONS' ? request.headers.get('access-control-request-method') : null;
     const method = requestedMethod?.toUpperCase() ?? request.method;
-    const collection = method === 'POST' && options.collectionPaths.has(new URL(request.url).pathname);
+    const collection = method === 'POST' && options.collectionPaths.has(pathOf(request.url));
     if (!collection && !options.consoleOrigins.has(origin)) return;
     if (requestedMethod === null) {
       set.headers['access-control-allow-origin'] = origin;

@@ -2,7 +2,8 @@ import { Elysia, ValidationError } from 'elysia';
 import { ActorStoppedError, MailboxFullError } from '../actors/actor';
 import type { Logger } from '../log';
 import { StorageUnavailableError } from '../storage/storage';
-import { answersAsProblem, HttpProblem, invalidInput, notFound, RETRY_AFTER_SECONDS, unavailable, type ProblemError } from './problem';
+import { answersAsProblem, HttpProblem, invalidInput, RETRY_AFTER_SECONDS, unavailable, type ProblemError } from './problem';
+import { pathOf } from './url-path';
 
 interface SchemaIssue {
   path: string;
@@ -45,7 +46,7 @@ function validationErrors(error: ValidationError): ProblemError[] {
   return out;
 }
 
-function toProblem(code: string | number, error: unknown, log: Logger, request: Request): HttpProblem {
+function toProblem(code: string | number, error: unknown, log: Logger, request: Request, unrouted: (request: Request) => HttpProblem): HttpProblem {
   if (error instanceof HttpProblem) return error;
   // Elysia wraps what a parse hook throws (our body reader's 400, 408, 413) in its ParseError.
   if (code === 'PARSE' && (error as Error).cause instanceof HttpProblem) return (error as Error).cause as HttpProblem;
@@ -54,7 +55,7 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
     const where = error.type === 'query' ? 'query parameters' : 'request body';
     return invalidInput(`${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the ${where}`, errors);
   }
-  if (code === 'NOT_FOUND') return notFound(`no route ${request.method} ${new URL(request.url).pathname}`);
+  if (code === 'NOT_FOUND') return unrouted(request);
   if (code === 'PARSE') return invalidInput('the body could not be read', []);
   if (answersAsProblem(error)) return error.toProblem();
   if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);
@@ -63,14 +64,17 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
     log.warn('storage unavailable', { err: error });
     return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);
   }
-  log.error('unhandled error', { method: request.method, path: new URL(request.url).pathname, err: error });
+  log.error('unhandled error', { method: request.method, path: pathOf(request.url), err: error });
   return new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged');
 }
 
-/** The one place where errors become responses: problem+json, never a stack trace or HTML. */
-export function errorMapper(log: Logger) {
+/**
+ * The one place where errors become responses: problem+json, never a stack trace or HTML.
+ * `unrouted` answers a request no route takes (404, 405 or 501: src/http/methods.ts).
+ */
+export function errorMapper(log: Logger, unrouted: (request: Request) => HttpProblem) {
   return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
-    const problem = toProblem(code, error, log, request);
+    const problem = toProblem(code, error, log, request, unrouted);
     set.status = problem.status;
     return problem.toResponse();
   });

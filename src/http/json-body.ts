@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { parseJsonLossless, scanJson } from '../lossless-json';
 import { inflateBody, isEncoded } from './content-encoding';
 import { HttpProblem, invalidInput, payloadTooLarge } from './problem';
+import { pathOf } from './url-path';
 
 /** A request body read but not yet decoded: decoding waits until the caller is authenticated. */
 export class RawBody {
@@ -173,7 +174,7 @@ export function jsonBody(limits: BodyLimits) {
   return new Elysia({ name: 'json-body' })
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > limits.maxBytes && !limits.streamedPaths?.has(new URL(request.url).pathname)) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
+      if (length > limits.maxBytes && !limits.streamedPaths?.has(pathOf(request.url))) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
     })
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
       const bytes = await readWithin(request, limits.timeoutMs, limits.maxBytes);

@@ -1,5 +1,9 @@
 import type { AnyElysia } from 'elysia';
+import type { Logger } from '../log';
 import { rememberPeer } from './client-address';
+import { HttpProblem } from './problem';
+import type { AnsweredRequest } from './request-log';
+import { SECURITY_HEADERS } from './security-headers';
 
 /** The listening server as the service uses it, whichever runtime serves it. */
 export interface HttpServer {
@@ -14,6 +18,9 @@ export interface ServeOptions {
   /** The transport's own cap on a body; the app's 413 answers below it. */
   maxRequestBodySize: number;
   idleTimeoutSeconds: number;
+  log: Logger;
+  /** Told of each request answered outside the app, as the app's request log tells its own. */
+  onAnswered?: (answer: AnsweredRequest) => void;
 }
 
 /**
@@ -60,6 +67,16 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
       reusePort: false,
       maxRequestBodySize: options.maxRequestBodySize,
       idleTimeout: options.idleTimeoutSeconds,
+      // Outside production Bun answers an error that escapes the app with its developer page (the
+      // working directory, stack frames, source lines), and never logs the request. The app maps
+      // every error itself; whatever still escapes it is a bug, answered as one.
+      development: false,
+      error: (error) => {
+        options.log.error('unhandled error', { err: error });
+        const response = new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged').toResponse();
+        for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+        return response;
+      },
     }).server!;
     return { port: server.port!, stop: (force) => server.stop(force) };
   }
