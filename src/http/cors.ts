@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { answeredEarly } from './request-log';
 import { pathOf } from './url-path';
 
 export interface CorsOptions {
@@ -43,6 +44,7 @@ export function cors(options: CorsOptions) {
       set.headers.vary = 'Origin';
       return;
     }
+    answeredEarly(request, 204);
     return new Response(null, {
       status: 204,
       headers: {

@@ -2,7 +2,8 @@ import { Elysia, StatusMap } from 'elysia';
 import type { Logger } from '../log';
 import { pathOf } from './url-path';
 
-const started = new WeakMap<Request, { id: string; at: number }>();
+/** Requests being answered: their id, when they came, and where they are logged. */
+const started = new WeakMap<Request, { id: string; at: number; log: Logger; onAnswered: ((answer: AnsweredRequest) => void) | undefined }>();
 
 /** A request once its answer has gone out. */
 export interface AnsweredRequest {
@@ -27,7 +28,7 @@ export function requestLog(log: Logger, onAnswered?: (answer: AnsweredRequest) =
   return new Elysia({ name: 'request-log' })
     .onRequest(({ request, set }) => {
       const id = requestIdOf(request);
-      started.set(request, { id, at: performance.now() });
+      started.set(request, { id, at: performance.now(), log, onAnswered });
       set.headers['x-request-id'] = id;
     })
     .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
@@ -36,6 +37,15 @@ export function requestLog(log: Logger, onAnswered?: (answer: AnsweredRequest) =
       const collected = status < 400 && request.method === 'POST' && collectionPaths.has(pathOf(request.url));
       logAnswer(log, onAnswered, request, { id: start?.id, route: route || undefined, status, ms: start ? performance.now() - start.at : undefined, collected });
     });
+}
+
+/**
+ * Logs a request that a hook answered before any route was looked for (a CORS preflight): Elysia
+ * runs no afterResponse hook for such an answer.
+ */
+export function answeredEarly(request: Request, status: number): void {
+  const start = started.get(request);
+  if (start) logAnswer(start.log, start.onAnswered, request, { id: start.id, route: undefined, status, ms: performance.now() - start.at, collected: false });
 }
 
 /** New request ids: this process's random prefix and a count, unique without a random UUID per request. */

@@ -10,13 +10,17 @@ test('each request is logged with the status it was answered with; events taken 
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [{ type: 'track', event: 'logged' }] } })).status).toBe(201);
   expect((await svc.request('POST', '/events', { key: svc.publicKey, body: { events: [] } })).status).toBe(400);
   expect((await svc.request('GET', '/nowhere')).status).toBe(404);
+  // A CORS preflight is answered before any route is looked for.
+  const preflight = await svc.request('OPTIONS', '/events', { headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
+  expect(preflight.status).toBe(204);
   // The line is written after the answer has gone out.
   const requests = () => lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request');
-  await eventually('three requests logged', async () => requests().length === 3);
+  await eventually('four requests logged', async () => requests().length === 4);
   await svc.stop();
   expect(requests().map((e) => [e.method, e.path, e.status, e.level])).toEqual([
     ['POST', '/events', 201, 'debug'],
     ['POST', '/events', 400, 'info'],
     ['GET', '/nowhere', 404, 'info'],
+    ['OPTIONS', '/events', 204, 'info'],
   ]);
 });
