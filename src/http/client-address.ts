@@ -1,5 +1,6 @@
 import type { Server } from 'elysia/universal';
 import { parseAddress, type CidrList } from '../net/address-ranges';
+import { gatedPeer } from './connection-gate';
 
 /** Peer addresses of requests served by a runtime whose server Elysia does not see (Deno). */
 const peers = new WeakMap<Request, string>();
@@ -15,7 +16,9 @@ export function rememberPeer(request: Request, address: string): void {
  * entries to its left were written by the client and prove nothing).
  */
 export function clientAddress(request: Request, server: Server | null, trustedProxies: CidrList): string {
-  const peer = server?.requestIP(request)?.address ?? peers.get(request) ?? 'unknown';
+  // Under Bun the server's peer is the connection gate; the client is the gate's peer.
+  const ip = server?.requestIP(request);
+  const peer = (ip ? (gatedPeer(ip.address, ip.port) ?? ip.address) : peers.get(request)) ?? 'unknown';
   if (trustedProxies.size === 0) return peer;
   const peerAddress = parseAddress(peer);
   if (!peerAddress || !trustedProxies.contains(peerAddress)) return peer;

@@ -52,16 +52,22 @@ export function answeredEarly(request: Request, status: number): void {
 const ID_PREFIX = crypto.randomUUID().slice(0, 8);
 let requests = 0;
 
+/** A new request id. */
+export const newRequestId = () => `${ID_PREFIX}-${(++requests).toString(36)}`;
+
 /** The request id a client sent (cut to 64 characters), or a new one. */
 export function requestIdOf(request: Request): string {
-  return request.headers.get('x-request-id')?.slice(0, 64) || `${ID_PREFIX}-${(++requests).toString(36)}`;
+  return request.headers.get('x-request-id')?.slice(0, 64) || newRequestId();
 }
 
-/** Logs a request once answered (collection that succeeded at debug level), and tells `onAnswered` (for metrics). */
+/**
+ * Logs a request once answered (collection that succeeded at debug level), and tells `onAnswered`
+ * (for metrics). The connection gate logs what it answers itself, with no Request made.
+ */
 export function logAnswer(
   log: Logger,
   onAnswered: ((answer: AnsweredRequest) => void) | undefined,
-  request: Request,
+  request: Pick<Request, 'method' | 'url'>,
   answer: { id: string | undefined; route: string | undefined; status: number; ms: number | undefined; collected: boolean },
 ): void {
   const { id, route, status, ms, collected } = answer;

@@ -1,6 +1,8 @@
 import type { AnyElysia } from 'elysia';
 import type { Logger } from '../log';
 import { rememberPeer } from './client-address';
+import { openGate } from './connection-gate';
+import { servedMethods } from './methods';
 import { HttpProblem } from './problem';
 import type { AnsweredRequest } from './request-log';
 import { SECURITY_HEADERS } from './security-headers';
@@ -19,7 +21,7 @@ export interface ServeOptions {
   maxRequestBodySize: number;
   idleTimeoutSeconds: number;
   log: Logger;
-  /** Told of each request answered outside the app, as the app's request log tells its own. */
+  /** Told of each request answered outside the app (by the connection gate), as the app's request log tells its own. */
   onAnswered?: (answer: AnsweredRequest) => void;
 }
 
@@ -58,13 +60,11 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
 
 function listen(app: AnyElysia, options: ServeOptions): HttpServer {
   if (typeof Bun !== 'undefined') {
+    // Bun's server on loopback only: clients reach it through the gate, which puts right what it
+    // gets wrong about connections (src/http/connection-gate.ts).
     const server = app.listen({
-      port: options.port,
-      hostname: options.hostname,
-      // Elysia asks for SO_REUSEPORT, with which a second service started on the same port would
-      // silently take half the connections (and their events, into its own DATA_DIR): it must
-      // fail to start instead.
-      reusePort: false,
+      port: 0,
+      hostname: '127.0.0.1',
       maxRequestBodySize: options.maxRequestBodySize,
       idleTimeout: options.idleTimeoutSeconds,
       // Outside production Bun answers an error that escapes the app with its developer page (the
@@ -78,7 +78,28 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
         return response;
       },
     }).server!;
-    return { port: server.port!, stop: (force) => server.stop(force) };
+    try {
+      const gate = openGate({
+        hostname: options.hostname,
+        port: options.port,
+        upstreamPort: server.port!,
+        served: servedMethods(app.routes),
+        maxRequestBodySize: options.maxRequestBodySize,
+        log: options.log,
+        onAnswered: options.onAnswered,
+      });
+      return {
+        port: gate.port,
+        stop: (force) => {
+          gate.stop();
+          // The gate's connections end as the server closes theirs: idle ones now, the others once answered.
+          return server.stop(force);
+        },
+      };
+    } catch (err) {
+      void server.stop(true);
+      throw err;
+    }
   }
   if (typeof Deno !== 'undefined') {
     // onListen replaces Deno's own "Listening on" line, which would break the JSON-lines log.
