@@ -168,6 +168,7 @@ const SPEC = {
   requestBodyTimeoutMs: ['REQUEST_BODY_TIMEOUT_MS', int(100, 600_000)],
   // Bun counts whole seconds, at most 255.
   httpIdleTimeoutMs: ['HTTP_IDLE_TIMEOUT_MS', int(1000, 255_000)],
+  httpConnectionGate: ['HTTP_CONNECTION_GATE', bool],
   ingestFlushRows: ['INGEST_FLUSH_ROWS', int(1, 1_000_000)],
   ingestLoadMaxAgeMs: ['INGEST_LOAD_MAX_AGE_MS', int(0, 3_600_000)],
   ingestWriters: ['INGEST_WRITERS', int(1, 16)],

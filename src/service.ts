@@ -181,6 +181,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
       maxRequestBodySize: Math.max(config.maxBodyBytes * TRANSPORT_BODY_SLACK, config.importMaxBodyBytes),
       idleTimeoutSeconds: idleTimeoutSeconds(config.httpIdleTimeoutMs),
+      gate: config.httpConnectionGate,
       log,
       onAnswered: metrics.requestAnswered,
     });

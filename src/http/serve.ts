@@ -20,6 +20,8 @@ export interface ServeOptions {
   /** The transport's own cap on a body; the app's 413 answers below it. */
   maxRequestBodySize: number;
   idleTimeoutSeconds: number;
+  /** Whether clients connect through the connection gate (Bun only: Deno's server needs none). */
+  gate: boolean;
   log: Logger;
   /** Told of each request answered outside the app (by the connection gate), as the app's request log tells its own. */
   onAnswered?: (answer: AnsweredRequest) => void;
@@ -60,11 +62,15 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
 
 function listen(app: AnyElysia, options: ServeOptions): HttpServer {
   if (typeof Bun !== 'undefined') {
-    // Bun's server on loopback only: clients reach it through the gate, which puts right what it
-    // gets wrong about connections (src/http/connection-gate.ts).
+    // With the gate, Bun's server on loopback only: clients reach it through the gate, which puts
+    // right what it gets wrong about connections (src/http/connection-gate.ts).
     const server = app.listen({
-      port: 0,
-      hostname: '127.0.0.1',
+      port: options.gate ? 0 : options.port,
+      hostname: options.gate ? '127.0.0.1' : options.hostname,
+      // Elysia asks for SO_REUSEPORT, with which a second service started on the same port would
+      // silently take half the connections (and their events, into its own DATA_DIR): it must
+      // fail to start instead.
+      reusePort: false,
       maxRequestBodySize: options.maxRequestBodySize,
       idleTimeout: options.idleTimeoutSeconds,
       // Outside production Bun answers an error that escapes the app with its developer page (the
@@ -78,6 +84,7 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
         return response;
       },
     }).server!;
+    if (!options.gate) return { port: server.port!, stop: (force) => server.stop(force) };
     try {
       const gate = openGate({
         hostname: options.hostname,

@@ -263,3 +263,15 @@ test('the service tells clients apart by their own address (here 127.0.0.2 and 1
     await limited.stop();
   }
 });
+
+test.skipIf(SERVED_BY_DENO)("HTTP_CONNECTION_GATE=false: clients talk to Bun's server directly, which drops a method it does not know without a word", async () => {
+  const direct = await startTestService({ HTTP_CONNECTION_GATE: 'false' });
+  try {
+    expect((await direct.request('GET', '/')).status).toBe(200);
+    const { responses, closed } = await rawExchange(direct.url, 'FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n', 1, 3000);
+    expect(responses).toEqual([]);
+    expect(closed).toBe(true);
+  } finally {
+    await direct.stop();
+  }
+});

@@ -12,7 +12,7 @@ test('an error that escapes the app (here its own error handler failing) is a 50
     .get('/', () => {
       throw new Error('the handler failed');
     });
-  const server = serve(app, { port: 0, hostname: '127.0.0.1', maxRequestBodySize: 1024, idleTimeoutSeconds: 10, log: createLogger('error', (l) => lines.push(l)) });
+  const server = serve(app, { port: 0, hostname: '127.0.0.1', maxRequestBodySize: 1024, idleTimeoutSeconds: 10, gate: true, log: createLogger('error', (l) => lines.push(l)) });
   try {
     const res = await fetch(`http://127.0.0.1:${server.port}/`);
     expect(res.status).toBe(500);
