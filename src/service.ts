@@ -6,7 +6,7 @@ import { createApp } from './app';
 import { EventStreams } from './events/stream';
 import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
-import { localUrl, serve, type HttpServer } from './http/serve';
+import { allInterfaces, localUrl, serve, type HttpServer } from './http/serve';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
@@ -192,7 +192,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
     throw err;
   }
   const url = localUrl(config.host, server.port);
-  log.info('listening', { url, storage: storage.mode });
+  // Where the socket listens, as it is: on every interface no one URL says it, and the loopback
+  // URL is only where this machine reaches it.
+  const where = allInterfaces(config.host) ? { interfaces: 'all', loopbackUrl: url } : { url };
+  log.info('listening', { host: config.host, port: server.port, ...where, storage: storage.mode });
 
   let stopping: Promise<void> | undefined;
   const stop = async () => {

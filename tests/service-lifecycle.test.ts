@@ -85,3 +85,24 @@ test('a second service on a port already in use does not start: it says so and e
     rmSync(otherDir, { recursive: true, force: true });
   }
 });
+
+test('the start log says where the service listens: on every interface for HOST=0.0.0.0 (with a loopback URL, so labelled, to reach it), else on the address itself', async () => {
+  const cases: Array<[string, (port: number) => Record<string, unknown>]> = [
+    ['0.0.0.0', (port) => ({ host: '0.0.0.0', port, interfaces: 'all', loopbackUrl: `http://127.0.0.1:${port}` })],
+    ['127.0.0.1', (port) => ({ host: '127.0.0.1', port, url: `http://127.0.0.1:${port}` })],
+  ];
+  for (const [host, expected] of cases) {
+    const dir = mkdtempSync(join(tmpdir(), 'analytics-host-'));
+    const svc = await startServiceProcess({ ...env, DATA_DIR: dir, HOST: host });
+    try {
+      const listening = JSON.parse(svc.lines.find((l) => l.includes('"msg":"listening"'))!);
+      const port = Number(new URL(svc.url).port);
+      expect(listening).toEqual({ time: listening.time, level: 'info', msg: 'listening', ...expected(port), storage: 'embedded' });
+      expect((await fetch(`${svc.url}/`)).status).toBe(200);
+    } finally {
+      svc.proc.kill('SIGTERM');
+      await svc.proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});

@@ -129,7 +129,11 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
   throw new Error('unsupported runtime: the service runs under Bun or Deno');
 }
 
-/** The URL at which this machine reaches a server listening on `host`:`port`. */
+/** Whether `host` stands for every interface of the machine (IPv4's 0.0.0.0, IPv6's ::). */
+export const allInterfaces = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** The URL at which this machine reaches a server listening on `host`:`port` (its loopback address for every interface). */
 export function localUrl(host: string, port: number): string {
-  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const reached = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`;
 }

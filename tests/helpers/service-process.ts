@@ -63,8 +63,8 @@ export async function startServiceProcess(
         buffered = buffered.slice(nl + 1);
         lines.push(line);
         onLine?.(line);
-        const entry = JSON.parse(line) as { msg: string; url?: string };
-        if (entry.msg === 'listening') resolveUrl(entry.url!);
+        const entry = JSON.parse(line) as { msg: string; url?: string; loopbackUrl?: string };
+        if (entry.msg === 'listening') resolveUrl((entry.url ?? entry.loopbackUrl)!);
       }
     }
   })();
