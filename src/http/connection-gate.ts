@@ -53,6 +53,8 @@ export interface Gate {
 }
 
 const UPSTREAM_HOST = '127.0.0.1';
+/** The head of an answer that is a live event stream (`GET /events/stream`). */
+const EVENT_STREAM = /\r\ncontent-type:[ \t]*text\/event-stream/i;
 /** Methods Bun's server routes (uWS's list); it closes the connection on any other. */
 const BUN_METHODS = new Set(['ACL', 'BIND', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LINK', 'LOCK', 'M-SEARCH', 'MERGE', 'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH', 'POST', 'PROPFIND', 'PROPPATCH', 'PURGE', 'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK', 'UNLOCK', 'UNSUBSCRIBE']);
 /** An HTTP method or header name: a token (RFC 9110 5.6.2). */
@@ -351,6 +353,8 @@ class Relay {
   private answer: 'head' | 'body' | 'pass' = 'head';
   private answerHead: Buffer | undefined;
   private answerBody: Body | undefined;
+  /** The answer being relayed is a live event stream, which has no end of its own. */
+  private answerEndless = false;
 
   private pausedFor = { held: false, server: false };
   private clientEnded = false;
@@ -594,6 +598,7 @@ class Relay {
     if (this.inFlight?.method === 'HEAD' || status === 204 || status === 304 || body === 0) return this.answered();
     this.answerBody = body === 'chunked' ? new ChunkedBody() : body !== undefined ? { left: body } : 'to-close';
     this.answer = 'body';
+    this.answerEndless = EVENT_STREAM.test(data.toString('latin1', from, end));
   }
 
   /** An answer is out whole: the next request may go. */
@@ -703,6 +708,10 @@ class Relay {
 
   /** The client will send nothing more: what it sent is answered, then the connection ends. */
   clientFinished(): void {
+    // A live event stream ends only when its client leaves: a client that has finished sending
+    // wants nothing more of it, and Bun's server, which knows no half-closed connections, ended
+    // the stream at that moment too.
+    if (this.answer === 'body' && this.answerEndless) return this.close();
     this.clientEnded = true;
     this.settleEnd();
     this.flushOut();
