@@ -228,12 +228,7 @@ function checkColumnName(name: string, database: string, known: ReadonlySet<stri
 async function checkResolvedTables(sandbox: Sandbox, database: string, canonical: string): Promise<void> {
   for (const line of await column(sandbox, database, `EXPLAIN QUERY TREE ${canonical}`, 'explain')) {
     const table = /\btable_name: (.*)$/.exec(line)?.[1];
-    if (table !== undefined && INTERNAL_TABLES.has(table.slice(database.length + 1)) && table.startsWith(`${database}.`)) {
-      throw new SqlRefusal(`${table} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
-    }
-    if (table !== undefined && table !== IMPLICIT_TABLE && !table.startsWith(`${database}.`)) {
-      throw new SqlRefusal(`${table} is outside this workspace: statements may read only the tables of the workspace's own database`);
-    }
+    if (table !== undefined && table !== IMPLICIT_TABLE) checkTableName(table, database);
     const fn = /\btable_function_name: (\w+)/.exec(line)?.[1];
     if (fn !== undefined && !GENERATORS.has(fn.toLowerCase())) throw new SqlRefusal(`the table function ${fn} is not allowed`);
   }
