@@ -17,6 +17,7 @@ import { engineSessions, engineThreads } from './storage/engine-threads';
 import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
+import { IdentityLinks } from './persons/identity-links';
 import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
@@ -68,6 +69,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     webhookRetriesPending: () => webhooks.retriesPending(),
     bodyBytesInFlight: () => bodies.inUse,
   });
+  const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
+  store.onDatabasesChanged(() => identities.retainOnly(new Set(store.list().map((w) => w.databaseName))));
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
@@ -86,6 +89,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       memoryEvents: config.ingestQueueMaxEvents,
       readWaitMs: config.ingestReadWaitMs,
       ack,
+      onInserted: (database, events) => identities.loaded(database, events),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);
@@ -143,6 +147,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // What a crash left in the ingest log is loaded before anything is served: reads and messageId
   // de-duplication then find it in the engine.
   await buffer.drain();
+  for (const workspace of store.list()) await identities.rebuild(workspace.databaseName);
   const runner = new QueryRunner(
     storage,
     {

@@ -1,4 +1,5 @@
 import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
+import { personMigrations } from './persons';
 import type { Migration, MigrationTarget } from './runner';
 
 /**
@@ -74,4 +75,5 @@ export const workspaceMigrations: Migration[] = [
       `ALTER TABLE ${stored(target)} ${target.onCluster} ADD INDEX IF NOT EXISTS idx_message_id messageId TYPE bloom_filter GRANULARITY 1`,
     ],
   },
+  ...personMigrations,
 ];

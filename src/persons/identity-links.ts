@@ -1,0 +1,203 @@
+import type { Event } from '../events/model';
+import type { Logger } from '../log';
+import { MonotonicClock } from '../monotonic-clock';
+import { LOOKUP_TABLES } from '../storage/migrations/persons';
+import { identifier, type Storage } from '../storage/storage';
+import { parseIsoDateTime, type Micros } from '../timestamps';
+
+/** Links remembered per process as already resolved, at most: beyond, the oldest are forgotten. */
+const REMEMBERED_LINKS = 200_000;
+/**
+ * Rounds of re-pointing after renames (`alias`) within one load: a chain of renames made in one
+ * batch is followed this deep (renames in separate loads compose without limit).
+ */
+const RENAME_ROUNDS = 5;
+
+/** The links one event carries: its anonymousId and, for an alias, its previousId, each to its userId. */
+export function linksOf(event: Event): Array<[id: string, userId: string, rename: boolean]> {
+  const userId = event.userId ?? '';
+  if (userId === '') return [];
+  const links: Array<[string, string, boolean]> = [];
+  const anonymousId = event.anonymousId ?? '';
+  if (anonymousId !== '' && anonymousId !== userId) links.push([anonymousId, userId, false]);
+  const previousId = event.type === 'alias' ? (event.properties as Record<string, unknown> | undefined)?.previousId : undefined;
+  if (typeof previousId === 'string' && previousId !== '' && previousId !== userId) links.push([previousId, userId, true]);
+  return links;
+}
+
+/**
+ * Keeps `person_lookup` (each linked id resolved to its person) in step with `person_links`,
+ * which the engine fills as events are inserted. After each load, the ids whose link may have
+ * changed are resolved again in the engine: their latest link (FINAL), then the person of its
+ * userId when that was itself renamed. A rename also re-points every id that resolved to the
+ * renamed id. Links this process has already resolved to the same userId are skipped, which keeps
+ * the cost at ingest to the links that are new (docs/persons.md).
+ */
+export class IdentityLinks {
+  private readonly versions = new MonotonicClock();
+  /**
+   * `database \n id` → the latest link of the id this process has seen and resolved (its userId
+   * and the event's time), in insertion order (oldest first). Another link of the id is resolved
+   * again whatever its time, since `person_links` may hold a later one from elsewhere.
+   */
+  private readonly resolved = new Map<string, { userId: string; at: Micros }>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly cluster: boolean,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Resolves the links `events` (just inserted into `database`) carry. Never throws: a failure is
+   * logged and the next start resolves every link again.
+   */
+  async loaded(database: string, events: readonly Event[]): Promise<void> {
+    const ids = new Set<string>();
+    const renamed = new Set<string>();
+    for (const event of events) {
+      const links = linksOf(event);
+      if (links.length === 0) continue;
+      const at = parseIsoDateTime(event.timestamp)!;
+      for (const [id, userId, rename] of links) {
+        const key = `${database}\n${id}`;
+        const known = this.resolved.get(key);
+        if (known?.userId === userId && !rename) {
+          if (at > known.at) known.at = at;
+          continue;
+        }
+        ids.add(id);
+        if (rename) renamed.add(id);
+        if (!known || at >= known.at) this.remember(key, userId, at);
+      }
+    }
+    if (ids.size === 0) return;
+    try {
+      await this.resolve(database, [...ids], [...renamed]);
+    } catch (err) {
+      this.forgetDatabase(database);
+      this.log.error('resolving identity links failed; the events are stored, and every link is resolved again at the next start', { database, links: ids.size, err });
+    }
+  }
+
+  /**
+   * Resolves every link of `database` whose resolution differs from `person_lookup`, then refills
+   * the Join tables from it: at start (a Join table is not in a backup, and a process may have
+   * stopped between an insert and its resolution).
+   */
+  async rebuild(database: string): Promise<void> {
+    const db = identifier(database);
+    const all = `SELECT id, userId, kind FROM ${db}.person_links FINAL`;
+    await this.storage.command(
+      `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
+       SELECT r.id, r.personId, r.isAlias, {version:UInt64} FROM (${this.resolution(db, all, `SELECT userId FROM ${db}.person_links`)}) AS r
+       LEFT ANY JOIN (SELECT id, personId, isAlias FROM ${db}.person_lookup FINAL) AS old ON old.id = r.id
+       WHERE old.personId != r.personId OR old.isAlias != r.isAlias`,
+      { version: this.version() },
+      'background',
+    );
+    for (let round = 0; round < RENAME_ROUNDS && (await this.repoint(database)); round++);
+    await this.refillJoinTables(database);
+  }
+
+  /** Every id that resolves to one of `personIds` (anonymous ids and renamed userIds). */
+  async idsOf(database: string, personIds: readonly string[]): Promise<string[]> {
+    const rows = await this.storage.query(
+      `SELECT DISTINCT id FROM ${identifier(database)}.person_lookup FINAL WHERE personId IN {personIds:Array(String)}`,
+      { personIds },
+      'background',
+    );
+    return rows.map((r) => String(r.id));
+  }
+
+  /** Removes the links of `ids` and of the persons `personIds` (an erasure), then refills the Join tables. */
+  async erase(database: string, ids: readonly string[], personIds: readonly string[]): Promise<void> {
+    const db = identifier(database);
+    // Not ON CLUSTER: on a cluster both tables are replicated on every node and replicate their own DELETE.
+    const params = { ids, personIds };
+    await this.storage.command(`DELETE FROM ${db}.person_links WHERE id IN {ids:Array(String)} OR userId IN {personIds:Array(String)}`, params, 'background');
+    await this.storage.command(`DELETE FROM ${db}.person_lookup WHERE id IN {ids:Array(String)} OR personId IN {personIds:Array(String)}`, params, 'background');
+    this.forgetDatabase(database);
+    await this.refillJoinTables(database);
+  }
+
+  /** Forgets what this process resolved in `database` (links removed, or a resolution failed). */
+  forgetDatabase(database: string): void {
+    this.retain((db) => db !== database);
+  }
+
+  /** Forgets what this process resolved in databases no longer in `databases` (dropped workspaces). */
+  retainOnly(databases: ReadonlySet<string>): void {
+    this.retain((db) => databases.has(db));
+  }
+
+  private retain(keep: (database: string) => boolean): void {
+    for (const key of this.resolved.keys()) if (!keep(key.slice(0, key.indexOf('\n')))) this.resolved.delete(key);
+  }
+
+  private async resolve(database: string, ids: string[], renamed: string[]): Promise<void> {
+    await this.resolveIds(database, ids);
+    for (let round = 0; round < RENAME_ROUNDS && (await this.repoint(database, renamed)); round++);
+  }
+
+  /**
+   * The SELECT resolving `links` (id, userId, kind): the person of the userId when it was renamed,
+   * else the userId. `userIds` selects the userIds, so that only their renames are read.
+   */
+  private resolution(db: string, links: string, userIds: string): string {
+    return `SELECT l.id AS id, if(a.personId != '', a.personId, l.userId) AS personId, l.kind = 'alias' AS isAlias
+      FROM (${links}) AS l
+      LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL WHERE isAlias AND id IN (${userIds})) AS a ON a.id = l.userId`;
+  }
+
+  /**
+   * Resolves again the ids that resolve to one of `renamed` (every renamed id when not given),
+   * whose chains are then not at their end; answers whether there were any.
+   */
+  private async repoint(database: string, renamed?: readonly string[]): Promise<boolean> {
+    if (renamed?.length === 0) return false;
+    const db = identifier(database);
+    const rows = await this.storage.query(
+      `SELECT id FROM ${db}.person_lookup FINAL
+       WHERE personId IN ${renamed ? '{renamed:Array(String)}' : `(SELECT id FROM ${db}.person_lookup FINAL WHERE isAlias)`} AND id != personId`,
+      renamed ? { renamed } : {},
+      'write',
+    );
+    if (rows.length > 0) await this.resolveIds(database, rows.map((r) => String(r.id)));
+    return rows.length > 0;
+  }
+
+  private async resolveIds(database: string, ids: string[]): Promise<void> {
+    const db = identifier(database);
+    const links = `SELECT id, userId, kind FROM ${db}.person_links FINAL WHERE id IN {ids:Array(String)}`;
+    await this.storage.command(
+      `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
+       SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT userId FROM ${db}.person_links WHERE id IN {ids:Array(String)}`)})`,
+      { ids, version: this.version() },
+      'write',
+    );
+  }
+
+  /** Refills the Join tables `joinGet` reads from `person_lookup` (no cluster: there the view joins it). */
+  private async refillJoinTables(database: string): Promise<void> {
+    if (this.cluster) return;
+    const db = identifier(database);
+    for (const [table, where] of [
+      [LOOKUP_TABLES.anonymous, ''],
+      [LOOKUP_TABLES.alias, 'WHERE isAlias'],
+    ] as const) {
+      await this.storage.command(`TRUNCATE TABLE ${db}.${table}`, {}, 'background');
+      await this.storage.command(`INSERT INTO ${db}.${table} SELECT id, personId FROM ${db}.person_lookup FINAL ${where}`, {}, 'background');
+    }
+  }
+
+  private remember(key: string, userId: string, at: Micros): void {
+    this.resolved.delete(key);
+    this.resolved.set(key, { userId, at });
+    if (this.resolved.size > REMEMBERED_LINKS) this.resolved.delete(this.resolved.keys().next().value!);
+  }
+
+  private version(): number {
+    return Number(this.versions.next());
+  }
+}

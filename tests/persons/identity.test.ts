@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { rowsOf } from '../helpers/queries';
+import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
+
+/** Persons as `events_with_persons` counts them: personId → events, sorted. */
+async function personsOf(svc: TestService, ids: string[]): Promise<Record<string, number>> {
+  const list = ids.map((id) => `'${id}'`).join(', ');
+  const rows = await rowsOf(
+    svc,
+    `SELECT personId, count() AS n FROM events_with_persons WHERE userId IN (${list}) OR anonymousId IN (${list}) GROUP BY personId ORDER BY personId`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.personId, Number(r.n)]));
+}
+
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 12, minute)).toISOString();
+
+describe('identity links, with known answers', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(() => svc.stop());
+
+  test('three anonymous page views, then sign-up and purchase: one person with five events', async () => {
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v1-anon', timestamp: at(1) },
+      { type: 'page', anonymousId: 'v1-anon', timestamp: at(2) },
+      { type: 'page', anonymousId: 'v1-anon', timestamp: at(3) },
+    ]);
+    await sendEvents(svc, [
+      { type: 'identify', userId: 'v1-user', anonymousId: 'v1-anon', traits: { email: 'v1@example.com' }, timestamp: at(4) },
+      { type: 'track', event: 'purchase', userId: 'v1-user', timestamp: at(5) },
+    ]);
+    expect(await personsOf(svc, ['v1-anon', 'v1-user'])).toEqual({ 'v1-user': 5 });
+  });
+
+  test('two devices identified as the same user are one person', async () => {
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v2-phone', timestamp: at(1) },
+      { type: 'page', anonymousId: 'v2-laptop', timestamp: at(2) },
+      { type: 'identify', userId: 'v2-user', anonymousId: 'v2-phone', timestamp: at(3) },
+      { type: 'identify', userId: 'v2-user', anonymousId: 'v2-laptop', timestamp: at(4) },
+    ]);
+    expect(await personsOf(svc, ['v2-phone', 'v2-laptop', 'v2-user'])).toEqual({ 'v2-user': 4 });
+  });
+
+  test('an alias chain resolves to its final userId, also for events sent with the earlier ids', async () => {
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v3-anon', timestamp: at(1) },
+      { type: 'identify', userId: 'v3-first', anonymousId: 'v3-anon', timestamp: at(2) },
+      { type: 'track', event: 'a', userId: 'v3-first', timestamp: at(3) },
+    ]);
+    const alias = (previousId: string, userId: string, minute: number) =>
+      svc.request('POST', '/v1/alias', { key: svc.publicKey, body: { previousId, userId, timestamp: at(minute) } });
+    expect((await alias('v3-first', 'v3-second', 4)).status).toBe(200);
+    await sendEvents(svc, [{ type: 'track', event: 'b', userId: 'v3-second', timestamp: at(5) }]);
+    expect((await alias('v3-second', 'v3-third', 6)).status).toBe(200);
+    await sendEvents(svc, [{ type: 'track', event: 'c', userId: 'v3-third', timestamp: at(7) }]);
+    expect(await personsOf(svc, ['v3-anon', 'v3-first', 'v3-second', 'v3-third'])).toEqual({ 'v3-third': 7 });
+  });
+
+  test('a rename chain sent in one request resolves to its end', async () => {
+    await sendEvents(svc, [
+      { type: 'track', event: 'a', userId: 'v4-a', timestamp: at(1) },
+      { type: 'track', event: 'b', userId: 'v4-b', timestamp: at(2) },
+    ]);
+    const res = await svc.request('POST', '/v1/batch', {
+      key: svc.publicKey,
+      body: {
+        batch: [
+          { type: 'alias', previousId: 'v4-a', userId: 'v4-b', timestamp: at(3) },
+          { type: 'alias', previousId: 'v4-b', userId: 'v4-c', timestamp: at(4) },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await personsOf(svc, ['v4-a', 'v4-b', 'v4-c'])).toEqual({ 'v4-c': 4 });
+  });
+
+  test('a shared browser: anonymous events follow the most recent link, signed-in events stay with their user', async () => {
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v5-browser', timestamp: at(1) },
+      { type: 'identify', userId: 'v5-alice', anonymousId: 'v5-browser', timestamp: at(2) },
+      { type: 'track', event: 'x', userId: 'v5-alice', anonymousId: 'v5-browser', timestamp: at(3) },
+      { type: 'page', anonymousId: 'v5-browser', timestamp: at(4) },
+    ]);
+    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 4 });
+    await sendEvents(svc, [{ type: 'identify', userId: 'v5-bob', anonymousId: 'v5-browser', timestamp: at(5) }]);
+    // Bob's link is the latest: both anonymous page views are now his; Alice keeps what she sent signed in.
+    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 2, 'v5-bob': 3 });
+    // A link sent late but made earlier does not override the latest.
+    await sendEvents(svc, [{ type: 'identify', userId: 'v5-alice', anonymousId: 'v5-browser', timestamp: at(0) }]);
+    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+  });
+
+  test('an identify arriving after the anonymous events links them (retroactive)', async () => {
+    await sendEvents(svc, [{ type: 'page', anonymousId: 'v6-anon', timestamp: at(1) }]);
+    expect(await personsOf(svc, ['v6-anon', 'v6-user'])).toEqual({ 'v6-anon': 1 });
+    await sendEvents(svc, [{ type: 'identify', userId: 'v6-user', anonymousId: 'v6-anon', timestamp: at(2) }]);
+    expect(await personsOf(svc, ['v6-anon', 'v6-user'])).toEqual({ 'v6-user': 2 });
+  });
+
+  test('links survive a restart', async () => {
+    await svc.stop();
+    svc = await startTestService(svc.settings);
+    expect(await personsOf(svc, ['v1-anon', 'v1-user'])).toEqual({ 'v1-user': 5 });
+    expect(await personsOf(svc, ['v3-anon', 'v3-first', 'v3-second', 'v3-third'])).toEqual({ 'v3-third': 7 });
+    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+  });
+});
