@@ -2,6 +2,8 @@ import { Elysia, type AnyElysia, type ElysiaConfig } from 'elysia';
 import type { Server } from 'elysia/universal';
 import type { BackupRunner } from './backups/backup-runner';
 import { backupRoutes } from './backups/routes';
+import type { Cohorts } from './cohorts/cohorts';
+import { cohortRoutes } from './cohorts/routes';
 import { eventExportRoutes } from './events/export-routes';
 import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { createEventsBody, type EventDTO } from './events/model';
@@ -11,6 +13,8 @@ import { ConsoleAssets } from './console/assets';
 import { consoleRoutes } from './console/routes';
 import type { EventStreams } from './events/stream';
 import { eventStreamRoutes } from './events/stream-routes';
+import type { Persons } from './persons/persons';
+import { personRoutes } from './persons/routes';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
 import type { RegulationRunner } from './regulations/regulation-runner';
 import { regulationRoutes } from './regulations/routes';
@@ -64,6 +68,8 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   rateLimitAuthFailuresPerAddress?: Rate;
   regulations: RegulationRunner;
   backups: BackupRunner;
+  persons: Persons;
+  cohorts: Cohorts;
   streams: EventStreams;
   /**
    * Whether a plain `POST /events` takes the fast path (src/collect-fast-path.ts): under Bun, when
@@ -125,6 +131,8 @@ export function createApp(deps: AppDeps) {
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(queryExportRoutes(deps))
+    .use(personRoutes(deps))
+    .use(cohortRoutes(deps.store, deps.cohorts))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))

@@ -18,6 +18,9 @@ import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
 import { MigrationRunner } from './storage/migrations/runner';
 import { IdentityLinks } from './persons/identity-links';
+import { Persons } from './persons/persons';
+import { CohortRecords } from './cohorts/cohort-records';
+import { Cohorts } from './cohorts/cohorts';
 import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
@@ -167,6 +170,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
+  const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner);
+  store.onRemove((workspace) => cohorts.removeWorkspace(workspace.workspaceId));
+  const persons = new Persons(runner, cohorts);
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();
@@ -179,7 +185,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let server: HttpServer;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     server = serve(app, {
       port: config.port,
       hostname: config.host,

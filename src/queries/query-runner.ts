@@ -1,7 +1,7 @@
 import { forbidden, invalidInput, RETRY_AFTER_SECONDS, tooManyRequests, unavailable } from '../http/problem';
 import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
-import { sandboxSettings, StorageQueryError, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
+import { sandboxSettings, StorageQueryError, type Params, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
 import { parseResultRows } from './result-rows';
 import { FairScheduler } from './fair-scheduler';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
@@ -121,6 +121,29 @@ export class QueryRunner {
       rows.push(outcome.value);
     }
     return rows;
+  }
+
+  /**
+   * Runs a statement the service compiled (persons, cohorts, insights: checked identifiers and
+   * bound values, never user SQL, so the guard is not asked) through the same scheduler, quota,
+   * read-only sandbox and time and memory limits as user SQL. An engine error is a 400 naming it.
+   */
+  async runCompiled(database: string, sql: string, params: Params): Promise<Row[]> {
+    this.admit(database, 1);
+    return this.scheduler.schedule(database, () =>
+      this.withSandbox(async (sandbox) => {
+        const started = performance.now();
+        try {
+          const text = await sandbox.inspect(database, sql, params).finally(() => this.quota?.charge(database, performance.now() - started, performance.now()));
+          this.options.onStatement?.('ok', (performance.now() - started) / 1000);
+          return parseResultRows(text);
+        } catch (err) {
+          this.options.onStatement?.('error', (performance.now() - started) / 1000);
+          if (!(err instanceof StorageQueryError)) throw err;
+          throw invalidInput(`the query failed: ${withLimitSetting(engineMessage(err), err.clickhouseCode)}`, [{ detail: engineMessage(err) }]);
+        }
+      }),
+    );
   }
 
   /** Refuses statements that would wait beyond the bounds, or exceed the workspace's quota. */

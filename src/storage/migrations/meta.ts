@@ -172,4 +172,22 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('MergeTree')} ORDER BY (scope, version) TTL toDateTime(changedAt) + INTERVAL 1 DAY`,
     ],
   },
+  {
+    version: 12,
+    name: 'cohorts',
+    // Saved sets of persons, per workspace: the definition only (membership is computed when
+    // used). Versioned as webhooks are; a deleted workspace's cohorts are marked deleted with it.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.cohorts ${onCluster} (
+        cohortId String,
+        workspaceId String,
+        name String,
+        filters String,
+        createdAt DateTime64(6, 'UTC'),
+        updatedAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, cohortId)`,
+    ],
+  },
 ];

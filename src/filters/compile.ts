@@ -1,0 +1,146 @@
+import { invalidInput } from '../http/problem';
+import type { SqlParams } from '../sql-params';
+import { MAX_PROPERTY_DEPTH, type Filter, type Operator, type PropertyFilter } from './model';
+
+/**
+ * Filters compiled to SQL conditions (docs/api/filters.md has the rules). A property is a column
+ * where the rows have one by that name, else a key of their JSON object (`properties` of events,
+ * `traits` of persons and groups), dotted for nested keys; its text is the JSON string's value or
+ * the JSON text of other values (`42`, `true`). Missing keys read as '' (and as no number).
+ * Names and values are bound parameters; column names come from the lists below.
+ */
+
+/** The columns of `events_with_persons` a filter may name. */
+const EVENT_COLUMNS = new Set(['uuid', 'type', 'messageId', 'event', 'userId', 'anonymousId', 'groupId', 'instanceId', 'personId', 'timestamp', 'parsedAt']);
+const EVENT_OBJECTS = new Set(['properties', 'traits', 'context']);
+/** The columns of the `persons` and `groups` views a filter may name. */
+const PERSON_COLUMNS = new Set(['personId', 'userId', 'firstSeen', 'lastSeen', 'eventCount']);
+const GROUP_COLUMNS = new Set(['groupId', 'firstSeen', 'lastSeen', 'eventCount', 'personCount']);
+const TIME_COLUMNS = new Set(['timestamp', 'parsedAt', 'firstSeen', 'lastSeen']);
+
+export interface FilterContext {
+  params: SqlParams;
+  /** The SELECT of a cohort's members (`personId`), or a 400 naming `pointer` when there is none. */
+  cohort(cohortId: string, pointer: string): string;
+}
+
+/** What the rows being filtered are: events (`events_with_persons`) or persons (`persons`). */
+export type Rows = 'events' | 'persons';
+
+/** The conditions of `filters` on `rows`, joined by AND ('1' for none). `pointer` locates the list in the request. */
+export function filterConditions(filters: readonly Filter[], rows: Rows, context: FilterContext, pointer: string): string {
+  const conditions = filters.map((filter, i) => filterCondition(filter, rows, context, `${pointer}/${i}`));
+  return conditions.length === 0 ? '1' : conditions.map((c) => `(${c})`).join(' AND ');
+}
+
+/** The condition of one filter on `rows`; `pointer` locates it in the request. */
+export function filterCondition(filter: Filter, rows: Rows, context: FilterContext, pointer: string): string {
+  if ('cohort' in filter) return `personId IN (${context.cohort(filter.cohort, `${pointer}/cohort`)})`;
+  return propertyFilter(filter, rows, context.params, pointer);
+}
+
+function propertyFilter(filter: PropertyFilter, rows: Rows, params: SqlParams, pointer: string): string {
+  const source = filter.source ?? (rows === 'persons' ? 'person' : 'event');
+  if (source === 'event') {
+    const condition = valueCondition(filter, eventValue(filter.property, params), params, pointer);
+    return rows === 'events' ? condition : `personId IN (SELECT personId FROM events_with_persons WHERE ${condition})`;
+  }
+  if (source === 'person') {
+    const condition = valueCondition(filter, viewValue(filter.property, PERSON_COLUMNS, params), params, pointer);
+    return rows === 'persons' ? condition : `personId IN (SELECT personId FROM persons WHERE ${condition})`;
+  }
+  const groups = `SELECT groupId FROM groups WHERE ${valueCondition(filter, viewValue(filter.property, GROUP_COLUMNS, params), params, pointer)}`;
+  return rows === 'events' ? `groupId IN (${groups})` : `personId IN (SELECT personId FROM events_with_persons WHERE groupId IN (${groups}))`;
+}
+
+/** A value as SQL: its text, its number (NULL when not one), whether it is set, and its time when a time column. */
+interface Value {
+  text: string;
+  number: string;
+  isSet: string;
+  time?: string;
+}
+
+function column(name: string): Value {
+  return {
+    text: `toString(${name})`,
+    number: `toFloat64OrNull(toString(${name}))`,
+    isSet: TIME_COLUMNS.has(name) ? '1' : `toString(${name}) != ''`,
+    time: TIME_COLUMNS.has(name) ? name : undefined,
+  };
+}
+
+function jsonValue(object: string, keys: readonly string[], params: SqlParams): Value {
+  const path = keys.map((k) => params.bind(k, 'String')).join(', ');
+  const text = `if(JSONType(${object}, ${path}) = 'String', JSONExtractString(${object}, ${path}), JSONExtractRaw(${object}, ${path}))`;
+  return { text, number: `toFloat64OrNull(${text})`, isSet: `JSONHas(${object}, ${path})` };
+}
+
+function keysOf(property: string): string[] {
+  return property.split('.');
+}
+
+function eventValue(property: string, params: SqlParams): Value {
+  if (EVENT_COLUMNS.has(property)) return column(property);
+  const keys = keysOf(property);
+  if (EVENT_OBJECTS.has(keys[0]!) && keys.length > 1) return jsonValue(keys[0]!, keys.slice(1, MAX_PROPERTY_DEPTH + 1), params);
+  return jsonValue('properties', keys.slice(0, MAX_PROPERTY_DEPTH), params);
+}
+
+function viewValue(property: string, columns: ReadonlySet<string>, params: SqlParams): Value {
+  return columns.has(property) ? column(property) : jsonValue('traits', keysOf(property).slice(0, MAX_PROPERTY_DEPTH), params);
+}
+
+const scalarText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+function valueCondition(filter: PropertyFilter, value: Value, params: SqlParams, pointer: string): string {
+  const { operator } = filter;
+  if (operator === 'is_set') return value.isSet;
+  if (operator === 'is_not_set') return `NOT (${value.isSet})`;
+  const given = filter.value;
+  const list = operator === 'in' || operator === 'not_in';
+  if (given === undefined || Array.isArray(given) !== list) {
+    throw invalidInput(`the ${operator} filter on ${filter.property} needs ${list ? 'a list of values' : 'one value'}`, [
+      { pointer: `${pointer}/value`, detail: list ? 'must be a list of values' : 'must be a string, number or boolean' },
+    ]);
+  }
+  if (list) {
+    const bound = params.bind((given as unknown[]).map(scalarText), 'Array(String)');
+    return `${operator === 'not_in' ? 'NOT ' : ''}has(${bound}, ${value.text})`;
+  }
+  return scalarCondition(operator, value, given, params, pointer);
+}
+
+function scalarCondition(operator: Operator, value: Value, given: unknown, params: SqlParams, pointer: string): string {
+  switch (operator) {
+    case 'eq':
+      return `${value.text} = ${params.bind(scalarText(given), 'String')}`;
+    case 'neq':
+      return `${value.text} != ${params.bind(scalarText(given), 'String')}`;
+    case 'contains':
+      return `positionCaseInsensitiveUTF8(${value.text}, ${params.bind(scalarText(given), 'String')}) > 0`;
+    case 'not_contains':
+      return `positionCaseInsensitiveUTF8(${value.text}, ${params.bind(scalarText(given), 'String')}) = 0`;
+    case 'regex':
+      return `match(${value.text}, ${params.bind(scalarText(given), 'String')})`;
+    default:
+      return comparison(operator, value, given, params, pointer);
+  }
+}
+
+const COMPARISONS: Partial<Record<Operator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+function comparison(operator: Operator, value: Value, given: unknown, params: SqlParams, pointer: string): string {
+  const sign = COMPARISONS[operator]!;
+  if (value.time !== undefined) {
+    if (typeof given !== 'string' || Number.isNaN(Date.parse(given))) {
+      throw invalidInput(`the ${operator} filter on a time needs an ISO 8601 time`, [{ pointer: `${pointer}/value`, detail: 'must be an ISO 8601 time' }]);
+    }
+    return `${value.time} ${sign} parseDateTime64BestEffort(${params.bind(given, 'String')}, 6, 'UTC')`;
+  }
+  const n = typeof given === 'number' ? given : Number(given);
+  if (typeof given === 'boolean' || !Number.isFinite(n)) {
+    throw invalidInput(`the ${operator} filter needs a number`, [{ pointer: `${pointer}/value`, detail: 'must be a number' }]);
+  }
+  return `${value.number} ${sign} ${params.bind(n, 'Float64')}`;
+}

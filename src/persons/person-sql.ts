@@ -1,0 +1,38 @@
+import { EVENT_JSON_SQL } from '../events/event-rows';
+import type { SqlParams } from '../sql-params';
+
+/** The statements of the persons routes, over the workspace's views (the current database). */
+
+const PERSON_COLUMNS = 'personId, userId, userIds, anonymousIds, traits, firstSeen, lastSeen, eventCount';
+
+/** One page of persons matching `where`, most recently seen first, each row with the total. */
+export function personsPage(where: string, limit: number, offset: number, params: SqlParams): string {
+  return `SELECT ${PERSON_COLUMNS}, count() OVER () AS total FROM persons WHERE ${where}
+    ORDER BY lastSeen DESC, personId LIMIT ${params.bind(limit, 'UInt32')} OFFSET ${params.bind(offset, 'UInt64')}`;
+}
+
+/** A search for `text` in a person's ids and traits, any case. */
+export function personSearch(text: string, params: SqlParams): string {
+  const bound = params.bind(text, 'String');
+  return `positionCaseInsensitiveUTF8(personId, ${bound}) > 0 OR arrayExists(id -> positionCaseInsensitiveUTF8(id, ${bound}) > 0, arrayConcat(userIds, anonymousIds)) OR positionCaseInsensitiveUTF8(traits, ${bound}) > 0`;
+}
+
+export function onePerson(personId: string, params: SqlParams): string {
+  return `SELECT ${PERSON_COLUMNS} FROM persons WHERE personId = ${params.bind(personId, 'String')}`;
+}
+
+/**
+ * A page of a person's events, newest first, as the API's JSON, each row with the total. The
+ * person's ids (from person_lookup) narrow the read before each row's person is resolved.
+ */
+export function personEvents(personId: string, limit: number, offset: number, params: SqlParams): string {
+  const person = params.bind(personId, 'String');
+  const ids = `(SELECT id FROM person_lookup FINAL WHERE personId = ${person} UNION ALL SELECT ${person})`;
+  return `SELECT ${EVENT_JSON_SQL} AS json, count() OVER () AS total FROM events_with_persons
+    WHERE (userId IN ${ids} OR anonymousId IN ${ids}) AND personId = ${person}
+    ORDER BY timestamp DESC, uuid DESC LIMIT ${params.bind(limit, 'UInt32')} OFFSET ${params.bind(offset, 'UInt64')}`;
+}
+
+export function oneGroup(groupId: string, params: SqlParams): string {
+  return `SELECT groupId, traits, firstSeen, lastSeen, eventCount, personCount FROM groups WHERE groupId = ${params.bind(groupId, 'String')}`;
+}

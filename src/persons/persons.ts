@@ -1,0 +1,100 @@
+import { Value } from '@sinclair/typebox/value';
+import type { Cohorts } from '../cohorts/cohorts';
+import { filterConditions } from '../filters/compile';
+import { Filters, type Filter } from '../filters/model';
+import { pageWindow } from '../http/pagination';
+import { invalidInput, notFound } from '../http/problem';
+import type { QueryRunner } from '../queries/query-runner';
+import { SqlParams } from '../sql-params';
+import type { Row } from '../storage/storage';
+import { engineToIso } from '../timestamps';
+import type { Workspace } from '../workspaces/model';
+import type { Group, ListPersonsQuery, Person } from './model';
+import { oneGroup, onePerson, personEvents, personSearch, personsPage } from './person-sql';
+
+/** A row of the `persons` view as the API's Person (the runner answers `traits` as an object already). */
+function toPerson(row: Row): Person {
+  const person: Person = {
+    personId: String(row.personId),
+    userIds: row.userIds as string[],
+    anonymousIds: row.anonymousIds as string[],
+    traits: row.traits as Record<string, unknown>,
+    firstSeen: engineToIso(String(row.firstSeen)),
+    lastSeen: engineToIso(String(row.lastSeen)),
+    eventCount: Number(row.eventCount),
+  };
+  if (row.userId !== '') person.userId = String(row.userId);
+  return person;
+}
+
+/** The `filters` query parameter: JSON text of a filter list, checked as a body would be. */
+function parseFilters(text: string | undefined): Filter[] {
+  if (text === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidInput('filters is not JSON', [{ parameter: 'filters', detail: 'must be a JSON list of filters' }]);
+  }
+  const errors = [...Value.Errors(Filters, parsed)].slice(0, 20);
+  if (errors.length > 0) {
+    throw invalidInput(`${errors.length} invalid field${errors.length > 1 ? 's' : ''} in filters`, errors.map((e) => ({ parameter: 'filters', pointer: e.path || '/', detail: e.message })));
+  }
+  return parsed as Filter[];
+}
+
+/** Persons and groups: profiles computed by the engine from the workspace's events, when asked. */
+export class Persons {
+  constructor(
+    private readonly runner: QueryRunner,
+    private readonly cohorts: Cohorts,
+  ) {}
+
+  async list(workspace: Workspace, query: ListPersonsQuery) {
+    const filters = parseFilters(query.filters);
+    const all: Filter[] = query.cohort === undefined ? filters : [...filters, { cohort: query.cohort }];
+    const context = await this.cohorts.context(workspace, all);
+    const conditions = [filterConditions(all, 'persons', context, '')];
+    if (query.search !== undefined) conditions.push(personSearch(query.search, context.params));
+    const { limit, offset } = pageWindow(query);
+    const rows = await this.runner.runCompiled(workspace.databaseName, personsPage(conditions.map((c) => `(${c})`).join(' AND '), limit, offset, context.params), context.params.values);
+    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 ? await this.count(workspace, conditions, context.params) : 0)) };
+  }
+
+  async get(workspace: Workspace, personId: string): Promise<Person> {
+    const params = new SqlParams();
+    const [row] = await this.runner.runCompiled(workspace.databaseName, onePerson(personId, params), params.values);
+    if (!row) throw notFound(`no person ${personId}`);
+    return toPerson(row);
+  }
+
+  /** A page of the person's events as the JSON text of an EventsPage (each event's JSON made by the engine). */
+  async events(workspace: Workspace, personId: string, query: { limit?: string; offset?: string }): Promise<string> {
+    const { limit, offset } = pageWindow(query);
+    const params = new SqlParams();
+    const rows = await this.runner.runCompiled(workspace.databaseName, personEvents(personId, limit, offset, params), params.values);
+    if (rows.length === 0 && offset === 0) throw notFound(`no person ${personId}`);
+    const total = rows.length > 0 ? Number(rows[0]!.total) : (await this.get(workspace, personId)).eventCount;
+    return `{"results":[${rows.map((r) => r.json).join(',')}],"limit":${limit},"offset":${offset},"total":${total}}`;
+  }
+
+  async group(workspace: Workspace, groupId: string): Promise<Group> {
+    const params = new SqlParams();
+    const [row] = await this.runner.runCompiled(workspace.databaseName, oneGroup(groupId, params), params.values);
+    if (!row) throw notFound(`no group ${groupId}`);
+    return {
+      groupId: String(row.groupId),
+      traits: row.traits as Record<string, unknown>,
+      firstSeen: engineToIso(String(row.firstSeen)),
+      lastSeen: engineToIso(String(row.lastSeen)),
+      eventCount: Number(row.eventCount),
+      personCount: Number(row.personCount),
+    };
+  }
+
+  /** Persons matching, when the page asked for lies past the last (its rows carry no total). */
+  private async count(workspace: Workspace, conditions: string[], params: SqlParams): Promise<number> {
+    const [row] = await this.runner.runCompiled(workspace.databaseName, `SELECT count() AS n FROM persons WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}`, params.values);
+    return Number(row?.n ?? 0);
+  }
+}
