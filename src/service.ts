@@ -140,6 +140,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     eventsTable: migrations.eventsTable,
     ingestSettled: () => buffer.loaded(),
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
+    identities,
     refreshMs: config.workspaceRefreshMs,
     log,
   });

@@ -10,6 +10,14 @@ import type { Regulation, RegulationInput, SubjectType } from './model';
 import { RegulationRecords, type RegulationRecord } from './regulation-records';
 import type { SuppressionList } from './suppression-list';
 
+/** What the regulations need of identity links (src/persons/identity-links.ts). */
+export interface PersonIdentities {
+  /** Every id that resolves to one of `personIds`. */
+  idsOf(database: string, personIds: readonly string[]): Promise<string[]>;
+  /** Removes the links of `ids` and of the persons `personIds`. */
+  erase(database: string, ids: readonly string[], personIds: readonly string[]): Promise<void>;
+}
+
 export interface RegulationRunnerDeps {
   storage: Storage;
   store: WorkspaceStore;
@@ -23,6 +31,8 @@ export interface RegulationRunnerDeps {
   ingestSettled(): Promise<void>;
   /** Drops not-yet-sent webhook events of `database` that `erased` names. */
   discardDeliveries(database: string, erased: (event: Event) => boolean): void;
+  /** The ids linked to persons (anonymousIds, renamed userIds), which a regulation of a userId also covers. */
+  identities: PersonIdentities;
   /** How often suppressions are re-read, to see those made by other processes. */
   refreshMs: number;
   log: Logger;
@@ -131,9 +141,15 @@ export class RegulationRunner {
       if (!workspace) throw new Error('the workspace was deleted');
       await this.save(record, { status: 'running' });
       const subjectType = r.subjectType as SubjectType;
-      if (r.regulationType === 'UNSUPPRESS') await this.suppress(record, subjectType, false);
-      if (r.regulationType === 'SUPPRESS' || r.regulationType === 'SUPPRESS_WITH_DELETE') await this.suppress(record, subjectType, true);
-      const eventsDeleted = r.regulationType === 'DELETE' || r.regulationType === 'SUPPRESS_WITH_DELETE' ? await this.erase(workspace.databaseName, subjectType, r.subjectIds) : 0;
+      const database = workspace.databaseName;
+      const deletes = r.regulationType === 'DELETE' || r.regulationType === 'SUPPRESS_WITH_DELETE';
+      // A userId's person also has the anonymousIds and earlier userIds linked to it.
+      const lifts = r.regulationType === 'UNSUPPRESS';
+      if (!lifts) await this.deps.ingestSettled();
+      const linked = subjectType === 'userId' && !lifts ? await this.deps.identities.idsOf(database, r.subjectIds) : [];
+      if (lifts) await this.suppress(record, subjectType, false);
+      if (r.regulationType === 'SUPPRESS' || r.regulationType === 'SUPPRESS_WITH_DELETE') await this.suppress(record, subjectType, true, linked);
+      const eventsDeleted = deletes ? await this.erase(database, subjectType, r.subjectIds, linked) : 0;
       await this.save(record, { status: 'finished', eventsDeleted, finishedAt: toIsoString(nowMicros()) });
       this.deps.log.info('regulation finished', { id: r.id, type: r.regulationType, subjects: r.subjectCount, eventsDeleted, ms: Math.round(performance.now() - started) });
     } catch (err) {
@@ -144,26 +160,42 @@ export class RegulationRunner {
     }
   }
 
-  private async suppress(record: RegulationRecord, subjectType: SubjectType, on: boolean): Promise<void> {
+  /** Suppresses the subjects (or lifts it); `linked` ids are suppressed as both userIds and anonymousIds. */
+  private async suppress(record: RegulationRecord, subjectType: SubjectType, on: boolean, linked: readonly string[] = []): Promise<void> {
     const { workspaceId, regulation } = record;
-    const subjects = regulation.subjectIds.map((subjectId) => ({ workspaceId, subjectType, subjectId }));
+    const byType: Array<[SubjectType, readonly string[]]> = [[subjectType, regulation.subjectIds]];
+    if (linked.length > 0) byType.push(['userId', linked], ['anonymousId', linked]);
+    const subjects = byType.flatMap(([type, ids]) => ids.map((subjectId) => ({ workspaceId, subjectType: type, subjectId })));
     await this.records.writeSuppressions(subjects, regulation.id, this.nextVersion(), !on);
     this.suppressionChanges++;
-    if (on) this.deps.suppressions.add(workspaceId, subjectType, regulation.subjectIds);
-    else this.deps.suppressions.remove(workspaceId, subjectType, regulation.subjectIds);
+    for (const [type, ids] of byType) {
+      if (on) this.deps.suppressions.add(workspaceId, type, ids);
+      else this.deps.suppressions.remove(workspaceId, type, ids);
+    }
   }
 
-  /** Removes every stored event of the subjects; answers how many there were just before. */
-  private async erase(database: string, subjectType: SubjectType, ids: readonly string[]): Promise<number> {
-    await this.deps.ingestSettled();
+  /**
+   * Removes every stored event of the subjects; answers how many there were just before. For
+   * userIds, the person's events go too: those sent with a `linked` id (an earlier userId, or an
+   * anonymousId on an event without a userId), and the links themselves.
+   */
+  private async erase(database: string, subjectType: SubjectType, ids: readonly string[], linked: readonly string[]): Promise<number> {
     const wanted = new Set(ids);
-    this.deps.discardDeliveries(database, (e) => wanted.has(e[subjectType] ?? ''));
+    const anonymous = new Set(linked);
+    const userIds = [...ids, ...linked];
+    const ofPerson = (e: Event) => wanted.has(e[subjectType] ?? '') || anonymous.has(e.userId ?? '') || (!e.userId && anonymous.has(e.anonymousId ?? ''));
+    this.deps.discardDeliveries(database, ofPerson);
     const table = `${identifier(database)}.events`;
     const stored = `${identifier(database)}.${identifier(this.deps.eventsTable ?? 'events')}`;
     // subjectType is one of two validated column names; the ids are bound.
-    const where = `${identifier(subjectType)} IN {ids:Array(String)}`;
-    const rows = await this.deps.storage.query(`SELECT count() AS n FROM ${table} WHERE ${where}`, { ids }, 'background');
-    await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, { ids }, 'background');
+    const where =
+      linked.length === 0
+        ? `${identifier(subjectType)} IN {ids:Array(String)}`
+        : `userId IN {userIds:Array(String)} OR (userId = '' AND anonymousId IN {linked:Array(String)})`;
+    const params = { ids, userIds, linked };
+    const rows = await this.deps.storage.query(`SELECT count() AS n FROM ${table} WHERE ${where}`, params, 'background');
+    await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, params, 'background');
+    if (subjectType === 'userId') await this.deps.identities.erase(database, linked, ids);
     return Number(rows[0]?.n ?? 0);
   }
 
