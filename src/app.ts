@@ -131,7 +131,7 @@ export function createApp(deps: AppDeps) {
     .use(segmentRoutes(deps))
     .use(queryRoutes(deps))
     .use(queryExportRoutes(deps))
-    .use(personRoutes(deps))
+    .use(personRoutes(deps.store, deps.persons))
     .use(cohortRoutes(deps.store, deps.cohorts))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))

@@ -171,9 +171,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner);
+  const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner, (database) => buffer.loaded(database));
   store.onRemove((workspace) => cohorts.removeWorkspace(workspace.workspaceId));
-  const persons = new Persons(runner, cohorts);
+  const persons = new Persons(runner, cohorts, (database) => buffer.loaded(database));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();

@@ -23,6 +23,8 @@ export class Cohorts {
   constructor(
     private readonly records: CohortRecords,
     private readonly runner: QueryRunner,
+    /** Resolves once the events acknowledged so far are loaded into a database (sizes count them). */
+    private readonly ingested: (database: string) => Promise<void>,
   ) {}
 
   async create(workspace: Workspace, input: CohortInput): Promise<Cohort> {
@@ -95,6 +97,7 @@ export class Cohorts {
   private async size(workspace: Workspace, filters: CohortRecord['filters']): Promise<number> {
     const params = new SqlParams();
     const members = cohortMembers(filters, { params, cohort: () => '' }, '/filters');
+    await this.ingested(workspace.databaseName);
     const [row] = await this.runner.runCompiled(workspace.databaseName, `SELECT count() AS size FROM (${members})`, params.values);
     return Number(row?.size ?? 0);
   }

@@ -43,12 +43,21 @@ function parseFilters(text: string | undefined): Filter[] {
   return parsed as Filter[];
 }
 
-/** Persons and groups: profiles computed by the engine from the workspace's events, when asked. */
+/**
+ * Persons and groups: profiles computed by the engine from the workspace's events, when asked.
+ * Each read first waits for the events acknowledged before it to be loaded, as GET /events does.
+ */
 export class Persons {
   constructor(
     private readonly runner: QueryRunner,
     private readonly cohorts: Cohorts,
+    private readonly ingested: (database: string) => Promise<void>,
   ) {}
+
+  private async run(workspace: Workspace, sql: string, params: SqlParams): Promise<Row[]> {
+    await this.ingested(workspace.databaseName);
+    return this.runner.runCompiled(workspace.databaseName, sql, params.values);
+  }
 
   async list(workspace: Workspace, query: ListPersonsQuery) {
     const filters = parseFilters(query.filters);
@@ -57,13 +66,13 @@ export class Persons {
     const conditions = [filterConditions(all, 'persons', context, '')];
     if (query.search !== undefined) conditions.push(personSearch(query.search, context.params));
     const { limit, offset } = pageWindow(query);
-    const rows = await this.runner.runCompiled(workspace.databaseName, personsPage(conditions.map((c) => `(${c})`).join(' AND '), limit, offset, context.params), context.params.values);
+    const rows = await this.run(workspace, personsPage(conditions.map((c) => `(${c})`).join(' AND '), limit, offset, context.params), context.params);
     return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 ? await this.count(workspace, conditions, context.params) : 0)) };
   }
 
   async get(workspace: Workspace, personId: string): Promise<Person> {
     const params = new SqlParams();
-    const [row] = await this.runner.runCompiled(workspace.databaseName, onePerson(personId, params), params.values);
+    const [row] = await this.run(workspace, onePerson(personId, params), params);
     if (!row) throw notFound(`no person ${personId}`);
     return toPerson(row);
   }
@@ -72,7 +81,7 @@ export class Persons {
   async events(workspace: Workspace, personId: string, query: { limit?: string; offset?: string }): Promise<string> {
     const { limit, offset } = pageWindow(query);
     const params = new SqlParams();
-    const rows = await this.runner.runCompiled(workspace.databaseName, personEvents(personId, limit, offset, params), params.values);
+    const rows = await this.run(workspace, personEvents(personId, limit, offset, params), params);
     if (rows.length === 0 && offset === 0) throw notFound(`no person ${personId}`);
     const total = rows.length > 0 ? Number(rows[0]!.total) : (await this.get(workspace, personId)).eventCount;
     return `{"results":[${rows.map((r) => r.json).join(',')}],"limit":${limit},"offset":${offset},"total":${total}}`;
@@ -80,7 +89,7 @@ export class Persons {
 
   async group(workspace: Workspace, groupId: string): Promise<Group> {
     const params = new SqlParams();
-    const [row] = await this.runner.runCompiled(workspace.databaseName, oneGroup(groupId, params), params.values);
+    const [row] = await this.run(workspace, oneGroup(groupId, params), params);
     if (!row) throw notFound(`no group ${groupId}`);
     return {
       groupId: String(row.groupId),
@@ -94,7 +103,7 @@ export class Persons {
 
   /** Persons matching, when the page asked for lies past the last (its rows carry no total). */
   private async count(workspace: Workspace, conditions: string[], params: SqlParams): Promise<number> {
-    const [row] = await this.runner.runCompiled(workspace.databaseName, `SELECT count() AS n FROM persons WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}`, params.values);
+    const [row] = await this.run(workspace, `SELECT count() AS n FROM persons WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}`, params);
     return Number(row?.n ?? 0);
   }
 }
