@@ -35,6 +35,11 @@ async function cli(args: string[], env: Record<string, string>): Promise<any> {
 }
 
 testInProcess('a backup under ingestion, restored into a fresh data directory, holds every event acknowledged before it started', async () => {
+  // A person whose anonymous visit was linked when it signed in: the link must come back too.
+  await sendEvents(svc, [
+    { type: 'page', anonymousId: 'backup-anon' },
+    { type: 'identify', userId: 'backup-user', anonymousId: 'backup-anon' },
+  ]);
   // Ingestion runs before, during and after the backup; each batch is numbered by its messageIds.
   let sent = 0;
   let stop = false;
@@ -71,6 +76,9 @@ testInProcess('a backup under ingestion, restored into a fresh data directory, h
   console.log(`restored: ${counts.n} events, of which ${counts.before} acknowledged before the backup (all ${ackedBeforeBackup})`);
   expect(counts.before).toBe(ackedBeforeBackup);
   expect(counts.n).toBeLessThanOrEqual(sent);
+  const person = await fetch(`${restored.url}/persons/backup-user`, { headers: { authorization: `Bearer ${svc.privateKey}` } });
+  expect(person.status).toBe(200);
+  expect(await person.json()).toMatchObject({ personId: 'backup-user', anonymousIds: ['backup-anon'], eventCount: 2 });
 });
 
 test('POST /backups needs an admin key; an unknown backup is 404', async () => {
