@@ -88,10 +88,20 @@ describe('the DDL on a cluster', () => {
   test('the metadata is replicated on every node: one Keeper path for all', () => {
     const metaTables = ddl.filter((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${META}\`.`));
     expect(metaTables.map((s) => /`analytics_meta`\.(\w+)/.exec(s)![1]).sort()).toEqual(
-      ['api_keys', 'leases', 'metadata_changes', 'regulations', 'schema_migrations', 'suppressions', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
+      ['api_keys', 'cohorts', 'leases', 'metadata_changes', 'regulations', 'schema_migrations', 'suppressions', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
     );
     for (const sql of metaTables) expect(sql).toMatch(/ENGINE = Replicated(Replacing)?MergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
     expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);
+  });
+
+  test("a workspace's identity links are replicated on every node, and its shards join their events with them", () => {
+    for (const table of ['person_links', 'person_lookup']) {
+      const create = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.${table} `))!;
+      expect(create).toMatch(/ENGINE = ReplicatedReplacingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
+    }
+    expect(ddl.find((s) => s.includes('person_links_mv'))).toContain(`FROM \`${DEFAULT_DB}\`.events_local`);
+    expect(ddl.some((s) => /ENGINE = Join/.test(s))).toBe(false);
+    expect(ddl.find((s) => s.includes('.events_with_persons'))).toMatch(/LEFT ANY JOIN \(SELECT id, personId FROM `[^`]+`\.person_lookup FINAL/);
   });
 
   test('inserts are foreground through the Distributed table, with the quorum when asked', () => {
