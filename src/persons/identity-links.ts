@@ -161,7 +161,7 @@ export class IdentityLinks {
       `SELECT id FROM ${db}.person_lookup FINAL
        WHERE personId IN ${renamed ? '{renamed:Array(String)}' : `(SELECT id FROM ${db}.person_lookup FINAL WHERE isAlias)`} AND id != personId`,
       renamed ? { renamed } : {},
-      'write',
+      'background',
     );
     if (rows.length > 0) await this.resolveIds(database, rows.map((r) => String(r.id)));
     return rows.length > 0;
@@ -174,7 +174,7 @@ export class IdentityLinks {
       `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
        SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT userId FROM ${db}.person_links WHERE id IN {ids:Array(String)}`)})`,
       { ids, version: this.version() },
-      'write',
+      'background',
     );
   }
 

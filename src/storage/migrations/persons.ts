@@ -16,8 +16,12 @@ import type { Migration, MigrationTarget } from './runner';
  *   path is the metadata's), so each shard joins its events with a full local copy.
  */
 
-/** The links the events of `source` carry: both ids on one event, and an alias's previousId. */
-const linksOf = (source: string) => `SELECT link.1 AS id, argMax(link.2, (ts, n)) AS userId, link.3 AS kind, max(ts) AS linkedAt
+/**
+ * The links the events of `source` carry: both ids on one event, and an alias's previousId.
+ * `known` (no cluster) is the Join table of resolved ids: a link its id already resolves to is
+ * left out, so that signed-in traffic, which repeats its link on every event, stores nothing new.
+ */
+const linksOf = (source: string, known?: string) => `SELECT link.1 AS id, argMax(link.2, (ts, n)) AS userId, link.3 AS kind, max(ts) AS linkedAt
   FROM (
     SELECT arrayJoin(arrayFilter(l -> l.1 != '' AND l.1 != l.2, [
         (anonymousId, userId, 'identify'),
@@ -26,6 +30,7 @@ const linksOf = (source: string) => `SELECT link.1 AS id, argMax(link.2, (ts, n)
     FROM ${source}
     WHERE userId != '' AND (anonymousId != '' OR type = 'alias')
   )
+  ${known ? `WHERE link.3 = 'alias' OR ifNull(joinGetOrNull('${known}', 'personId', link.1), '') != link.2` : ''}
   GROUP BY link.1, link.3`;
 
 const eventsTable = ({ db, cluster }: MigrationTarget) => `${db}.${cluster ? 'events_local' : 'events'}`;
@@ -99,9 +104,6 @@ export const personMigrations: Migration[] = [
           kind LowCardinality(String),
           linkedAt DateTime64(6, 'UTC')
         ) ENGINE = ${cluster ? engine('ReplacingMergeTree', 'linkedAt') : 'ReplacingMergeTree(linkedAt)'} ORDER BY id`,
-        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.person_links_mv ${onCluster} TO ${db}.person_links AS ${linksOf(eventsTable(target))}`,
-        // Events stored before this migration: their links, once (a repeat is collapsed by FINAL).
-        `INSERT INTO ${db}.person_links ${linksOf(`${db}.events`)}`,
         `CREATE TABLE IF NOT EXISTS ${db}.person_lookup ${onCluster} (
           id String,
           personId String,
@@ -116,6 +118,9 @@ export const personMigrations: Migration[] = [
               `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${LOOKUP_TABLES.anonymous}_mv TO ${db}.${LOOKUP_TABLES.anonymous} AS SELECT id, personId FROM ${db}.person_lookup`,
               `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${LOOKUP_TABLES.alias}_mv TO ${db}.${LOOKUP_TABLES.alias} AS SELECT id, personId FROM ${db}.person_lookup WHERE isAlias`,
             ]),
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.person_links_mv ${onCluster} TO ${db}.person_links AS ${linksOf(eventsTable(target), cluster ? undefined : `${target.dbName}.${LOOKUP_TABLES.anonymous}`)}`,
+        // Events stored before this migration: their links, once (a repeat is collapsed by FINAL).
+        `INSERT INTO ${db}.person_links ${linksOf(`${db}.events`)}`,
         personIdView(target),
         personsView(target),
         groupsView(target),
