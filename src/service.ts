@@ -138,7 +138,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
     metaDatabase: config.metaDatabase,
     onCluster: migrations.onCluster,
     eventsTable: migrations.eventsTable,
-    ingestSettled: () => buffer.loaded(),
+    ingestSettled: async () => {
+      await buffer.loaded();
+      await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
+    },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     identities,
     refreshMs: config.workspaceRefreshMs,
@@ -151,7 +154,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // What a crash left in the ingest log is loaded before anything is served: reads and messageId
   // de-duplication then find it in the engine.
   await buffer.drain();
-  for (const workspace of store.list()) await identities.rebuild(workspace.databaseName);
+  for (const { databaseName } of store.list()) {
+    await identities.settled(databaseName);
+    await identities.rebuild(databaseName);
+  }
   const runner = new QueryRunner(
     storage,
     {
@@ -171,9 +177,14 @@ export async function startService(config: Config, log: Logger, storage: Storage
     log,
   );
   store.onDatabasesChanged(() => runner.databasesChanged());
-  const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner, (database) => buffer.loaded(database));
+  // A read sees the events acknowledged before it, and the persons their links make.
+  const loadedAndResolved = async (database: string) => {
+    await buffer.loaded(database);
+    await identities.settled(database);
+  };
+  const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner, loadedAndResolved);
   store.onRemove((workspace) => cohorts.removeWorkspace(workspace.workspaceId));
-  const persons = new Persons(runner, cohorts, (database) => buffer.loaded(database));
+  const persons = new Persons(runner, cohorts, loadedAndResolved);
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();
@@ -186,7 +197,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   };
   let server: HttpServer;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, streams, ingested: (database) => buffer.loaded(database), fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, streams, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     server = serve(app, {
       port: config.port,
       hostname: config.host,

@@ -22,11 +22,8 @@ export interface EventLoaderOptions {
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
   announces?: (database: string) => boolean;
-  /**
-   * Awaited after each insert, with its events in log order, before the load resolves (so a read
-   * that waits for the load sees what it did). Must not throw.
-   */
-  onInserted?: (database: string, events: readonly Event[]) => Promise<void>;
+  /** Told of each insert, with its events in log order, before any listener of committed events. Must not throw, and must be quick. */
+  onInserted?: (database: string, events: readonly Event[]) => void;
   /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
   onFlush?: (rows: number, seconds: number) => void;
   /** Where events the engine refuses are set aside, a file per request, so that none is lost unseen. */
@@ -104,7 +101,7 @@ export class EventLoader {
         this.options.onFlush?.(rows, ms / 1000);
         this.log.debug('ingest load', { database, rows, ms: Math.round(ms) });
         if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
-        if (this.options.onInserted) await this.options.onInserted(database, items.flatMap((item) => item.events().map((e) => e.event)));
+        if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.events().map((e) => e.event)));
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {

@@ -50,8 +50,8 @@ export interface IngestBufferOptions {
    * take them within `readWaitMs`, it is answered anyway: they are safe in the log).
    */
   ack: 'log' | 'loaded';
-  /** Awaited after each insert, with its events in log order, before the load counts as done. Must not throw. */
-  onInserted?: (database: string, events: readonly Event[]) => Promise<void>;
+  /** Told of each insert, with its events in log order. Must not throw, and must be quick. */
+  onInserted?: (database: string, events: readonly Event[]) => void;
   /** Told of each loaded insert, with its events in log order. Must not throw, and must be quick. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */

@@ -41,6 +41,10 @@ export class IdentityLinks {
    * again whatever its time, since `person_links` may hold a later one from elsewhere.
    */
   private readonly resolved = new Map<string, { userId: string; at: Micros }>();
+  /** Links waiting for resolution, per database. */
+  private readonly pending = new Map<string, { ids: Set<string>; renamed: Set<string> }>();
+  /** The resolution running, per database. */
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
@@ -49,12 +53,12 @@ export class IdentityLinks {
   ) {}
 
   /**
-   * Resolves the links `events` (just inserted into `database`) carry. Never throws: a failure is
-   * logged and the next start resolves every link again.
+   * Queues the links `events` (just inserted into `database`) carry for resolution, and answers
+   * at once: the loader goes on with the next insert meanwhile. Links queued while a resolution
+   * runs are resolved together by the next one. Reads wait for it with `settled`.
    */
-  async loaded(database: string, events: readonly Event[]): Promise<void> {
-    const ids = new Set<string>();
-    const renamed = new Set<string>();
+  loaded(database: string, events: readonly Event[]): void {
+    let pending = this.pending.get(database);
     for (const event of events) {
       const links = linksOf(event);
       if (links.length === 0) continue;
@@ -66,18 +70,32 @@ export class IdentityLinks {
           if (at > known.at) known.at = at;
           continue;
         }
-        ids.add(id);
-        if (rename) renamed.add(id);
+        if (!pending) this.pending.set(database, (pending = { ids: new Set(), renamed: new Set() }));
+        pending.ids.add(id);
+        if (rename) pending.renamed.add(id);
         if (!known || at >= known.at) this.remember(key, userId, at);
       }
     }
-    if (ids.size === 0) return;
-    try {
-      await this.resolve(database, [...ids], [...renamed]);
-    } catch (err) {
-      this.forgetDatabase(database);
-      this.log.error('resolving identity links failed; the events are stored, and every link is resolved again at the next start', { database, links: ids.size, err });
+    if (pending && !this.running.has(database)) this.running.set(database, this.drain(database));
+  }
+
+  /** Resolves once the links queued for `database` so far are resolved. */
+  async settled(database: string): Promise<void> {
+    await this.running.get(database);
+  }
+
+  /** Resolves what is queued for `database`, round after round, until nothing is. Never throws. */
+  private async drain(database: string): Promise<void> {
+    for (let next = this.pending.get(database); next; next = this.pending.get(database)) {
+      this.pending.delete(database);
+      try {
+        await this.resolve(database, [...next.ids], [...next.renamed]);
+      } catch (err) {
+        this.forgetDatabase(database);
+        this.log.error('resolving identity links failed; the events are stored, and every link is resolved again at the next start', { database, links: next.ids.size, err });
+      }
     }
+    this.running.delete(database);
   }
 
   /**
