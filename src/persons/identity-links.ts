@@ -31,7 +31,7 @@ export function linksOf(event: Event): Array<[id: string, userId: string, rename
  * changed are resolved again in the engine: their latest link (FINAL), then the person of its
  * userId when that was itself renamed. A rename also re-points every id that resolved to the
  * renamed id. Links this process has already resolved to the same userId are skipped, which keeps
- * the cost at ingest to the links that are new (docs/persons.md).
+ * the cost at ingest to the links that are new (docs/api/persons.md).
  */
 export class IdentityLinks {
   private readonly versions = new MonotonicClock();

@@ -1,7 +1,7 @@
 import type { Migration, MigrationTarget } from './runner';
 
 /**
- * The tables and views that tie ids to persons (docs/persons.md has the rules):
+ * The tables and views that tie ids to persons (docs/api/persons.md has the rules):
  * - `person_links`: every link the events carry, `id → userId` with the time of the event that
  *   made it. Written by a materialized view as events are inserted (so links are stored with
  *   their events, in the same insert), and read with FINAL: per id, the latest link.
