@@ -39,6 +39,15 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['post', '/queries/export', '200', true],
   ['get', '/regulations', '200', false],
   ['get', '/regulations/{id}', '200', false],
+  ['get', '/persons', '200', false],
+  ['get', '/persons/{personId}', '200', false],
+  ['get', '/persons/{personId}/events', '200', false],
+  ['get', '/groups/{groupId}', '200', false],
+  ['post', '/cohorts', '201', true],
+  ['get', '/cohorts', '200', false],
+  ['get', '/cohorts/{cohortId}', '200', false],
+  ['put', '/cohorts/{cohortId}', '200', true],
+  ['delete', '/cohorts/{cohortId}', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];
 
