@@ -44,7 +44,7 @@ describeInChromium('@clickhouse/client-web in Chromium, from a page on another o
     pages.script('/clickhouse-web.js', await bundleSnippet('clickhouse-web', PAGE_SCRIPT));
     const { page, requests } = await chromium.newPage();
     await page.goto(pages.page('/clickhouse-web/index.html', '<!doctype html><title>dashboard</title><script src="/clickhouse-web.js"></script>'));
-    const outcome = await page.evaluate((url, key, join) => (window as any).runClickHouse(url, key, join), svc.url, reader.privateApiKey, IDENTIFY_JOIN);
+    const outcome = await page.evaluate((url, key, join) => (globalThis as unknown as { runClickHouse: (...args: string[]) => Promise<unknown> }).runClickHouse(url, key, join), svc.url, reader.privateApiKey, IDENTIFY_JOIN);
     await page.close();
     expect(outcome).toEqual({
       ping: true,
