@@ -97,7 +97,7 @@ describe('@clickhouse/client against /clickhouse', () => {
     expect(await rows('SELECT name, value FROM system.settings WHERE name = \'readonly\'')).toEqual([{ name: 'readonly', value: '1' }]);
     expect(await rows('EXISTS TABLE events')).toEqual([{ result: 1 }]);
     expect(await rows('EXISTS TABLE no_such_table')).toEqual([{ result: 0 }]);
-    expect(await rows("SHOW TABLES LIKE 'ev%'")).toEqual([{ name: 'events' }]);
+    expect(await rows("SHOW TABLES LIKE 'event_'")).toEqual([{ name: 'events' }]);
     expect(await rows(`SHOW CREATE TABLE ${reader.databaseName}.events`)).toEqual([{ statement: expect.stringContaining('CREATE TABLE') }]);
     expect(await rows('SELECT timezone() AS tz, currentDatabase() AS db')).toEqual([{ tz: expect.any(String), db: reader.databaseName }]);
     const unknown = await client.query({ query: 'DESCRIBE TABLE no_such_table', format: 'JSONEachRow' }).catch((err: Error) => err);
