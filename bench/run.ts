@@ -15,7 +15,7 @@ import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
 import { eventsBody, trackCallBody } from './lib/event-mix';
 import { atRate, generator, maxRate, type LoadRequest, type LoadResult } from './lib/load';
-import { commitOf, committedInserts, exitOnSignal, KEYS, ROOT, runScript, sampleRss, startBareServer, startService, worktreeOf, type Running } from './lib/processes';
+import { commitOf, committedInserts, exitOnSignal, freePort, KEYS, ROOT, runScript, sampleRss, startBareServer, startService, worktreeOf, type Running } from './lib/processes';
 import { median, mib, ms, percentile, rate, slope } from './lib/stats';
 
 const args = process.argv.slice(2);
@@ -56,13 +56,6 @@ const row = (what: string, service: string, baseline = '', ratio = '', target = 
   rows.push([what, service, baseline, ratio, target]);
   console.error(`  ${what}: ${service}${baseline ? ` (baseline ${baseline})` : ''}`);
 };
-
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
-}
 
 const ingest = (url: string, events: number): LoadRequest => ({
   url: `${url}/events`,

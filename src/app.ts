@@ -9,6 +9,8 @@ import { eventImportRoutes, IMPORT_PATH } from './events/import-routes';
 import { createEventsBody, type EventDTO } from './events/model';
 import { EVENTS_PATH, eventRoutes, storeEvents, type EventRoutesDeps } from './events/routes';
 import { queryExportRoutes } from './queries/export-routes';
+import { clickhouseErrorAnswer } from './clickhouse-http/errors';
+import { clickhouseRoutes } from './clickhouse-http/routes';
 import { ConsoleAssets } from './console/assets';
 import { consoleRoutes } from './console/routes';
 import type { EventStreams } from './events/stream';
@@ -116,7 +118,7 @@ export function createApp(deps: AppDeps) {
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
-    .use(errorMapper(deps.log, unroutedAnswers((): readonly RouteLike[] => app.routes)))
+    .use(errorMapper(deps.log, unroutedAnswers((): readonly RouteLike[] => app.routes), clickhouseErrorAnswer))
     .use(rateLimit(limiter))
     .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi(assets))
@@ -133,6 +135,7 @@ export function createApp(deps: AppDeps) {
     .use(queryExportRoutes(deps))
     .use(personRoutes(deps.store, deps.persons))
     .use(cohortRoutes(deps.store, deps.cohorts))
+    .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))
     .use(webhookRoutes(deps.store, deps.webhooks))

@@ -23,6 +23,9 @@ const int =
 
 const text: Parser<string> = (raw) => raw;
 
+/** A port, or empty for none. */
+const optionalPort: Parser<number | undefined> = (raw) => (raw === '' ? undefined : int(0, 65535)(raw));
+
 const nonEmpty: Parser<string> = (raw) => {
   if (raw === '') throw new ConfigError('must not be empty');
   return raw;
@@ -214,6 +217,7 @@ const SPEC = {
   backupDir: ['BACKUP_DIR', pathText],
   streamMaxConnectionsPerKey: ['STREAM_MAX_CONNECTIONS_PER_KEY', int(1, 10_000)],
   streamBufferBytes: ['STREAM_BUFFER_BYTES', int(4096, 256 * 1024 * 1024)],
+  clickhouseInterfacePort: ['CLICKHOUSE_INTERFACE_PORT', optionalPort],
 } as const satisfies Record<string, readonly [string, Parser<unknown>]>;
 
 export type Config = { -readonly [K in keyof typeof SPEC]: ReturnType<(typeof SPEC)[K][1]> };

@@ -7,6 +7,7 @@ import { EventStreams } from './events/stream';
 import { ByteBudget } from './http/body-budget';
 import { idleTimeoutSeconds } from './http/idle-timeout';
 import { allInterfaces, localUrl, serve, type HttpServer } from './http/serve';
+import { serveOwnPort } from './clickhouse-http/own-port';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { MonotonicClock } from './monotonic-clock';
@@ -29,6 +30,8 @@ import { WorkspaceStore } from './workspaces/workspace-store';
 export interface Service {
   readonly url: string;
   readonly port: number;
+  /** The port of the ClickHouse interface's own listener (CLICKHOUSE_INTERFACE_PORT), when there is one. */
+  readonly clickhousePort?: number;
   readonly storage: Storage;
   readonly buffer: IngestBuffer;
   readonly store: WorkspaceStore;
@@ -196,9 +199,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await storage.close();
   };
   let server: HttpServer;
+  let clickhouseServer: HttpServer | undefined;
   try {
     const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, streams, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
-    server = serve(app, {
+    const serving = {
       port: config.port,
       hostname: config.host,
       // Imports stream larger bodies; every other route reads at most MAX_BODY_BYTES of its own.
@@ -207,10 +211,13 @@ export async function startService(config: Config, log: Logger, storage: Storage
       gate: config.httpConnectionGate,
       log,
       onAnswered: metrics.requestAnswered,
-    });
+    };
+    server = serve(app, serving);
+    if (config.clickhouseInterfacePort !== undefined) clickhouseServer = serveOwnPort(app, { ...serving, port: config.clickhouseInterfacePort });
   } catch (err) {
     // A setting only the assembled app can check (a tracker path taking a route), or a port
     // already taken: nothing may stay open.
+    await Promise.all([server!, clickhouseServer].map((listening) => listening?.stop(true)));
     await close();
     throw err;
   }
@@ -218,24 +225,24 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // Where the socket listens, as it is: on every interface no one URL says it, and the loopback
   // URL is only where this machine reaches it.
   const where = allInterfaces(config.host) ? { interfaces: 'all', loopbackUrl: url } : { url };
-  log.info('listening', { host: config.host, port: server.port, ...where, storage: storage.mode });
+  log.info('listening', { host: config.host, port: server.port, ...where, storage: storage.mode, ...(clickhouseServer ? { clickhousePort: clickhouseServer.port } : {}) });
 
   let stopping: Promise<void> | undefined;
   const stop = async () => {
     log.info('stopping: no new connections; finishing in-flight requests');
     // Live streams never finish on their own: they end now, so that the wait below can.
     streams.close();
-    const drained = server.stop(false);
+    const drained = Promise.all([server.stop(false), clickhouseServer?.stop(false)]);
     const timedOut = await Promise.race([
       drained.then(() => false),
       new Promise<boolean>((r) => setTimeout(() => r(true), config.shutdownTimeoutMs).unref()),
     ]);
     if (timedOut) {
       log.warn('in-flight requests did not finish in time; closing their connections', { timeoutMs: config.shutdownTimeoutMs });
-      await server.stop(true);
+      await Promise.all([server.stop(true), clickhouseServer?.stop(true)]);
     }
     await close();
     log.info('stopped');
   };
-  return { url, port: server.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port, clickhousePort: clickhouseServer?.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };
 }

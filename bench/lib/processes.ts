@@ -5,6 +5,14 @@ import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 
 export const ROOT = join(import.meta.dir, '..', '..');
 
+/** A port free at the moment of asking. */
+export async function freePort(): Promise<number> {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
+}
+
 /** Keys of the service under benchmark. */
 export const KEYS = { public: 'pk_bench_public_key', private: 'sk_bench_private_key' };
 

@@ -69,13 +69,20 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
 }
 
 /**
- * The one place where errors become responses: problem+json, never a stack trace or HTML.
- * `unrouted` answers a request no route takes (404, 405 or 501: src/http/methods.ts).
+ * The answer for a request of a feature that speaks a protocol of its own (ClickHouse's), given
+ * the error and the problem made of it; undefined for problem+json.
  */
-export function errorMapper(log: Logger, unrouted: (request: Request) => HttpProblem) {
+export type ErrorAnswer = (request: Request, error: unknown, problem: HttpProblem) => Response | undefined;
+
+/**
+ * The one place where errors become responses: problem+json, never a stack trace or HTML.
+ * `unrouted` answers a request no route takes (404, 405 or 501: src/http/methods.ts); `answerOf`
+ * may tell the same problem in another protocol's form.
+ */
+export function errorMapper(log: Logger, unrouted: (request: Request) => HttpProblem, answerOf?: ErrorAnswer) {
   return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
     const problem = toProblem(code, error, log, request, unrouted);
     set.status = problem.status;
-    return problem.toResponse();
+    return answerOf?.(request, error, problem) ?? problem.toResponse();
   });
 }

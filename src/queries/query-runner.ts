@@ -1,7 +1,7 @@
 import { forbidden, invalidInput, RETRY_AFTER_SECONDS, tooManyRequests, unavailable } from '../http/problem';
 import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
-import { sandboxSettings, StorageQueryError, type Params, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
+import { resultTooLarge, sandboxSettings, StorageQueryError, type Params, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
 import { parseResultRows } from './result-rows';
 import { FairScheduler } from './fair-scheduler';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
@@ -46,7 +46,7 @@ const UNKNOWN_NAME_CODES = new Set([60, 81]);
  * database, so its suggestion may name another workspace's table (measured: `ws.secret_tb`
  * suggested `other.secret_tbl`).
  */
-function engineMessage(err: StorageQueryError): string {
+export function engineMessage(err: StorageQueryError): string {
   const message = err.message
     .replace(/ \(version [^)]*\)/g, '')
     .replace(/^(Code: \d+\. DB::Exception: )+/, '$1')
@@ -146,6 +146,11 @@ export class QueryRunner {
     );
   }
 
+  /** The limits every statement runs under. */
+  get limits(): SandboxLimits {
+    return this.options.limits;
+  }
+
   /** Refuses statements that would wait beyond the bounds, or exceed the workspace's quota. */
   private admit(database: string, statements: number): void {
     const { scheduler, options } = this;
@@ -184,6 +189,30 @@ export class QueryRunner {
     }
   }
 
+  /**
+   * One statement's answer in a ClickHouse output format, for ClickHouse's HTTP interface: checked
+   * as `run` checks it, on the same scheduler, quota and metrics, then run with `settings` (a
+   * sandbox's, readonly last) and the bound `params`. The answer is read whole, as `run` reads its
+   * rows, and refused past `maxResultBytes`. Errors are thrown as they came (the guard's refusals,
+   * the engine's errors), for the caller to tell in ClickHouse's words.
+   */
+  async answer(database: string, sql: string, statement: { format: StreamFormat; params: Params; settings: Record<string, string>; maxResultBytes: number }): Promise<Uint8Array[]> {
+    this.admit(database, 1);
+    return this.scheduler.schedule(database, () =>
+      this.withSandbox((sandbox) =>
+        this.measured(
+          database,
+          async () => {
+            const checked = await this.verdict(sandbox, database, sql, statement.params);
+            const options = { database, settings: statement.settings, sandboxed: true };
+            return this.charged(database, () => readBounded(this.storage.stream(checked, statement.params, statement.format, options), statement.maxResultBytes));
+          },
+          (chunks) => ({ format: statement.format, bytes: chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0) }),
+        ),
+      ),
+    );
+  }
+
   /** Forgets every verdict: which databases exist may have changed. */
   databasesChanged(): void {
     this.verdicts.clear();
@@ -195,29 +224,46 @@ export class QueryRunner {
     await Promise.all(this.idle.splice(0).map((s) => s.close()));
   }
 
-  private async runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
+  private runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
+    return this.measured(
+      database,
+      async () => {
+        const statement = await this.verdict(sandbox, database, sql);
+        return parseResultRows(await this.charged(database, () => sandbox.run(database, statement)));
+      },
+      (rows) => ({ rows: rows.length }),
+    );
+  }
+
+  /** Runs one statement's `work`, logged and told to the metrics with how long it took. */
+  private async measured<T>(database: string, work: () => Promise<T>, summary: (result: T) => Record<string, unknown>): Promise<T> {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      const statement = await this.verdict(sandbox, database, sql);
-      const ran = performance.now();
-      const text = await sandbox.run(database, statement).finally(() => this.quota?.charge(database, performance.now() - ran, performance.now()));
-      const rows = parseResultRows(text);
-      this.log.debug('query', { database, rows: rows.length, ms: Math.round(seconds() * 1000) });
+      const result = await work();
+      this.log.debug('query', { database, ...summary(result), ms: Math.round(seconds() * 1000) });
       this.options.onStatement?.('ok', seconds());
-      return rows;
+      return result;
     } catch (err) {
       this.options.onStatement?.('error', seconds());
       throw err;
     }
   }
 
+  /** Runs a checked statement, its time charged to the workspace's quota. */
+  private async charged<T>(database: string, run: () => Promise<T>): Promise<T> {
+    const ran = performance.now();
+    return run().finally(() => this.quota?.charge(database, performance.now() - ran, performance.now()));
+  }
+
   /** The statement to run for `sql`: remembered, or decided by the guard now. */
-  private async verdict(sandbox: Sandbox, database: string, sql: string): Promise<string> {
-    let statement = this.verdicts.get(database, sql);
+  private async verdict(sandbox: Sandbox, database: string, sql: string, params: Params = {}): Promise<string> {
+    // A verdict holds for the parameters' values it was given (an Identifier's names a table).
+    const key = Object.keys(params).length === 0 ? sql : JSON.stringify([sql, params]);
+    let statement = this.verdicts.get(database, key);
     if (statement === undefined) {
-      statement = await guardStatement(sandbox, database, sql);
-      this.verdicts.set(database, sql, statement);
+      statement = await guardStatement(sandbox, database, sql, params);
+      this.verdicts.set(database, key, statement);
     }
     return statement;
   }
@@ -231,4 +277,16 @@ export class QueryRunner {
       this.idle.push(sandbox);
     }
   }
+}
+
+/** Every chunk of `chunks`, or a refusal once they pass `maxBytes` (which stops the statement). */
+async function readBounded(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Uint8Array[]> {
+  const read: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+    read.push(chunk);
+  }
+  return read;
 }

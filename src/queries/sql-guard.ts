@@ -16,7 +16,7 @@ export class SqlUnsupported extends Error {
  * Tables of the workspace's database that users do not read: on a cluster `events_local` holds
  * only the shard's part of the events the node serving the query happens to be in.
  */
-const INTERNAL_TABLES = new Set(['events_local']);
+export const INTERNAL_TABLES: ReadonlySet<string> = new Set(['events_local']);
 
 /**
  * Table functions that only generate rows. Every other one reaches files, URLs, servers or other
@@ -63,8 +63,8 @@ async function firstRow(sandbox: Sandbox, database: string, sql: string, params?
 }
 
 /** One column of a statement's rows, as text. */
-async function column(sandbox: Sandbox, database: string, sql: string, name: string): Promise<string[]> {
-  const text = await sandbox.inspect(database, sql);
+async function column(sandbox: Sandbox, database: string, sql: string, name: string, params?: Params): Promise<string[]> {
+  const text = await sandbox.inspect(database, sql, params);
   return text
     .split('\n')
     .filter((line) => line)
@@ -225,8 +225,8 @@ function checkColumnName(name: string, database: string, known: ReadonlySet<stri
  * database; this repeats step 2 with ClickHouse's own resolution, in case some syntax reaches a
  * table without naming it.
  */
-async function checkResolvedTables(sandbox: Sandbox, database: string, canonical: string): Promise<void> {
-  for (const line of await column(sandbox, database, `EXPLAIN QUERY TREE ${canonical}`, 'explain')) {
+async function checkResolvedTables(sandbox: Sandbox, database: string, canonical: string, params: Params): Promise<void> {
+  for (const line of await column(sandbox, database, `EXPLAIN QUERY TREE ${canonical}`, 'explain', params)) {
     const table = /\btable_name: (.*)$/.exec(line)?.[1];
     if (table !== undefined && table !== IMPLICIT_TABLE) checkTableName(table, database);
     const fn = /\btable_function_name: (\w+)/.exec(line)?.[1];
@@ -241,12 +241,17 @@ async function checkResolvedTables(sandbox: Sandbox, database: string, canonical
  * SqlUnsupported (400), or the engine's StorageQueryError for a statement that does not parse
  * or resolve (400). No statement reaches the analyzer (step 3) before steps 1 and 2, which ask
  * the parser alone, have shown that every table it can name is the workspace's.
+ *
+ * `params` are the values of the statement's `{name:Type}` parameters, bound as the statement will
+ * run with them. The parser substitutes them in `EXPLAIN AST` (step 2), so a parameter of type
+ * Identifier shows there as the table it names and is judged as one; the verdict holds for these
+ * values only. The canonical form keeps the placeholders (step 1 parses the text alone).
  */
-export async function guardStatement(sandbox: Sandbox, database: string, sql: string): Promise<string> {
+export async function guardStatement(sandbox: Sandbox, database: string, sql: string, params: Params = {}): Promise<string> {
   const { statement, shape } = await canonicalForm(sandbox, database, sql);
   checkNames(shape);
-  const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${statement}`, 'explain'));
+  const ast = parseExplainAst(await column(sandbox, database, `EXPLAIN AST ${statement}`, 'explain', params));
   checkSyntax(ast, statement, database);
-  await checkResolvedTables(sandbox, database, statement);
+  await checkResolvedTables(sandbox, database, statement, params);
   return statement;
 }

@@ -127,6 +127,30 @@ function headerLength(bytes: Uint8Array): number {
   return 0;
 }
 
+/**
+ * Formats whose streamed chunks join into one answer: chDB formats each chunk as an answer of its
+ * own, which for these is rows alone (CSVWithNames repeats its header line, which is dropped).
+ * Any other format (JSON's document, a header of names and types, Parquet's footer) is written
+ * whole to a file by the engine instead (`formattedFile`).
+ */
+const CHUNKABLE_FORMATS = new Set([
+  'JSONEachRow',
+  'JSONLines',
+  'NDJSON',
+  'JSONStringsEachRow',
+  'JSONCompactEachRow',
+  'JSONCompactStringsEachRow',
+  'TabSeparated',
+  'TSV',
+  'TabSeparatedRaw',
+  'TSVRaw',
+  'CSV',
+  'CSVWithNames',
+  'RowBinary',
+  'Native',
+  'Null',
+]);
+
 /** chDB repeats CSVWithNames's header line at the start of every streamed chunk: only the first is kept. */
 async function* withoutRepeatedHeaders(format: StreamFormat, chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   if (format !== 'CSVWithNames') return yield* chunks;
@@ -162,7 +186,7 @@ export class EmbeddedStorage implements Storage {
   private background: Lease | undefined;
   private closed = false;
 
-  /** Parquet exports being written; what a stopped process left there is removed at the next start. */
+  /** Answers being written whole (Parquet, JSON); what a stopped process left there is removed at the next start. */
   private readonly exportDir: string;
 
   constructor(
@@ -247,8 +271,8 @@ export class EmbeddedStorage implements Storage {
     const session = this.openSession(streamSettings(format, options.settings));
     try {
       if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
-      if (format === 'Parquet') yield* this.parquetFile(session, sql, params);
-      else yield* withoutRepeatedHeaders(format, this.chunks(session, sql, params, format));
+      if (CHUNKABLE_FORMATS.has(format)) yield* withoutRepeatedHeaders(format, this.chunks(session, sql, params, format));
+      else yield* this.formattedFile(session, sql, params, format);
     } catch (err) {
       throw mapError(err);
     } finally {
@@ -264,16 +288,17 @@ export class EmbeddedStorage implements Storage {
 
   /**
    * chDB formats each streamed chunk as a file of its own, which for Parquet (a footer indexes
-   * the whole file) makes no one file. So the engine writes the file to disk (INTO OUTFILE,
-   * which readonly allows: it is the client's side of the engine), streaming it, and the file
-   * is read out in pieces and removed.
+   * the whole file) or JSON (one document) makes no one answer. So the engine writes the file to
+   * disk (INTO OUTFILE, which readonly allows: it is the client's side of the engine), streaming
+   * it, and the file is read out in pieces and removed. Its name ends in `.out`, from which the
+   * engine infers no compression.
    */
-  private async *parquetFile(session: Session, sql: string, params: Params): AsyncIterable<Uint8Array> {
+  private async *formattedFile(session: Session, sql: string, params: Params, format: StreamFormat): AsyncIterable<Uint8Array> {
     mkdirSync(this.exportDir, { recursive: true });
     // Our own name, with nothing of the caller's in it, so it may stand in the statement.
-    const path = join(this.exportDir, `${crypto.randomUUID()}.parquet`);
+    const path = join(this.exportDir, `${crypto.randomUUID()}.out`);
     try {
-      await execute(session, `${sql} INTO OUTFILE '${path}' FORMAT Parquet`, params, 'TabSeparated');
+      await execute(session, `${sql} INTO OUTFILE '${path}' FORMAT ${identifierName(format)}`, params, 'TabSeparated');
       for await (const chunk of createReadStream(path)) yield chunk as Uint8Array;
     } finally {
       rmSync(path, { force: true });

@@ -1,4 +1,4 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type DataFormat } from '@clickhouse/client';
 import { splitLines } from './embedded';
 import { dropSandboxUserStatement, sandboxPassword, sandboxUserName, sandboxUserStatements, type SandboxUsersMode } from './sandbox-users';
 import {
@@ -126,7 +126,8 @@ export class ServerStorage implements Storage {
         ...(auth ? { auth } : {}),
         query_params: params,
         // The format first: readonly, if given, fixes every setting after it.
-        clickhouse_settings: { default_format: format, ...streamSettings(format, options.settings) },
+        // A format the client's types do not list (Arrow, Native) is still a format to the server.
+        clickhouse_settings: { default_format: format as DataFormat, ...streamSettings(format, options.settings) },
         ...(options.database ? { http_headers: { 'X-ClickHouse-Database': identifierName(options.database) } } : {}),
       }));
     } catch (err) {

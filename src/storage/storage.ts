@@ -17,8 +17,11 @@ export const jsonLines = (rows: readonly Row[]): string[] => rows.map((row) => J
 export const INSERT_SETTINGS = { input_format_json_read_objects_as_strings: 1, date_time_input_format: 'best_effort' } as const;
 export type Params = Record<string, string | number | boolean | null | readonly string[]>;
 
-/** Output formats of `stream`: ClickHouse's own names. */
-export type StreamFormat = 'TabSeparatedRaw' | 'CSVWithNames' | 'Parquet' | 'JSONEachRow';
+/**
+ * An output format of `stream`, by ClickHouse's own name (`JSONEachRow`, `CSVWithNames`,
+ * `Parquet`, ...). Callers pass names from lists of their own: never a name as a client sent it.
+ */
+export type StreamFormat = string;
 
 /**
  * Settings a stream of `format` runs with, ahead of the caller's. A Parquet writer holds a whole
