@@ -16,7 +16,7 @@ import { buildConfig, readEnvFile } from '../src/config';
 import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
 import { personsBody } from './lib/persons-mix';
-import { commitOf, KEYS, ROOT, runScript, startService, worktreeOf } from './lib/processes';
+import { commitOf, freePort, KEYS, ROOT, runScript, startService, worktreeOf } from './lib/processes';
 import { median, ms, rate } from './lib/stats';
 
 const args = process.argv.slice(2);
@@ -30,13 +30,6 @@ const CONNECTIONS = 64;
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-persons-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
-}
 
 const rows: string[] = [];
 const row = (...cells: string[]) => {
