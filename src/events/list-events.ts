@@ -105,5 +105,10 @@ export function listingStatements(database: string, query: ListEventsQuery): { r
 export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<string> {
   const { rows, count, limit, offset } = listingStatements(database, query);
   const [events, total] = await Promise.all([storage.queryLines(rows.sql, rows.params), storage.query(count.sql, count.params)]);
-  return `{"results":[${events.join(',')}],"limit":${limit},"offset":${offset},"total":${Number(total[0]?.total ?? 0)}}`;
+  return eventsPageJson(events, limit, offset, Number(total[0]?.total ?? 0));
+}
+
+/** The JSON text of an EventsPage around events' JSON texts (made by the engine, numbers as sent). */
+export function eventsPageJson(events: readonly unknown[], limit: number, offset: number, total: number): string {
+  return `{"results":[${events.join(',')}],"limit":${limit},"offset":${offset},"total":${total}}`;
 }

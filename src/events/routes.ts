@@ -1,3 +1,4 @@
+import { jsonText } from '../http/json-text';
 import { Elysia } from 'elysia';
 import { auth, principalOf } from '../http/auth';
 import { readCollectionRequest } from '../http/collection-auth';
@@ -32,7 +33,6 @@ export interface EventRoutesDeps {
 }
 
 /** An answer whose JSON text is built already (schema in `response`, for the OpenAPI document). */
-const json = (text: string, status = 200) => new Response(text, { status, headers: { 'content-type': 'application/json' } });
 
 /** 413 naming every event over the per-event limit (measured as compact JSON). */
 function checkEventSizes(events: readonly EventDTO[], maxEventBytes: number, bodyBytes: number): void {
@@ -82,7 +82,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
     .use(auth(deps.store))
     .post(
       EVENTS_PATH,
-      async ({ body, request }) => json(await storeEvents(deps, principalOf(request)!, body.events, bodyBytes(request)), 201),
+      async ({ body, request }) => jsonText(await storeEvents(deps, principalOf(request)!, body.events, bodyBytes(request)), 201),
       {
         transform: (ctx) => {
           // Before the key check and the decoding: shedding must cost next to nothing.
@@ -105,7 +105,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
       async ({ query, principal }) => {
         const database = principal.workspace.databaseName;
         await deps.buffer.loaded(database);
-        return json(await listEvents(deps.storage, database, query));
+        return jsonText(await listEvents(deps.storage, database, query));
       },
       {
       scope: 'private',

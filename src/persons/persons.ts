@@ -1,5 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import type { Cohorts } from '../cohorts/cohorts';
+import { eventsPageJson } from '../events/list-events';
 import { filterConditions } from '../filters/compile';
 import { Filters, type Filter } from '../filters/model';
 import { pageWindow } from '../http/pagination';
@@ -65,9 +66,10 @@ export class Persons {
     const context = await this.cohorts.context(workspace, all);
     const conditions = [filterConditions(all, 'persons', context, '')];
     if (query.search !== undefined) conditions.push(personSearch(query.search, context.params));
+    const where = conditions.map((c) => `(${c})`).join(' AND ');
     const { limit, offset } = pageWindow(query);
-    const rows = await this.run(workspace, personsPage(conditions.map((c) => `(${c})`).join(' AND '), limit, offset, context.params), context.params);
-    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 ? await this.count(workspace, conditions, context.params) : 0)) };
+    const rows = await this.run(workspace, personsPage(where, limit, offset, context.params), context.params);
+    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 ? await this.count(workspace, where, context.params) : 0)) };
   }
 
   async get(workspace: Workspace, personId: string): Promise<Person> {
@@ -84,7 +86,7 @@ export class Persons {
     const rows = await this.run(workspace, personEvents(personId, limit, offset, params), params);
     if (rows.length === 0 && offset === 0) throw notFound(`no person ${personId}`);
     const total = rows.length > 0 ? Number(rows[0]!.total) : (await this.get(workspace, personId)).eventCount;
-    return `{"results":[${rows.map((r) => r.json).join(',')}],"limit":${limit},"offset":${offset},"total":${total}}`;
+    return eventsPageJson(rows.map((r) => r.json), limit, offset, total);
   }
 
   async group(workspace: Workspace, groupId: string): Promise<Group> {
@@ -102,8 +104,8 @@ export class Persons {
   }
 
   /** Persons matching, when the page asked for lies past the last (its rows carry no total). */
-  private async count(workspace: Workspace, conditions: string[], params: SqlParams): Promise<number> {
-    const [row] = await this.run(workspace, `SELECT count() AS n FROM persons WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}`, params);
+  private async count(workspace: Workspace, where: string, params: SqlParams): Promise<number> {
+    const [row] = await this.run(workspace, `SELECT count() AS n FROM persons WHERE ${where}`, params);
     return Number(row?.n ?? 0);
   }
 }

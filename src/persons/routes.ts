@@ -1,12 +1,11 @@
 import { Elysia } from 'elysia';
 import { EventsPage } from '../events/model';
 import { auth } from '../http/auth';
+import { jsonText } from '../http/json-text';
 import { problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { Group, GroupIdParams, ListPersonsQuery, Person, PersonEventsQuery, PersonIdParams, PersonsPage } from './model';
 import type { Persons } from './persons';
-
-const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } });
 
 /** `/persons` and `/groups`: profiles made from the workspace's events, for a private key. */
 export function personRoutes(store: WorkspaceStore, persons: Persons) {
@@ -25,7 +24,7 @@ export function personRoutes(store: WorkspaceStore, persons: Persons) {
       response: { 200: Person, ...problems(401, 403, 404, 429, 503) },
       detail: { tags, summary: 'Get a person', description: 'Every id, the latest traits, first and last seen, and the count of events.' },
     })
-    .get('/persons/:personId/events', async ({ params, query, principal }) => json(await persons.events(principal.workspace, params.personId, query)), {
+    .get('/persons/:personId/events', async ({ params, query, principal }) => jsonText(await persons.events(principal.workspace, params.personId, query)), {
       scope: 'private',
       params: PersonIdParams,
       query: PersonEventsQuery,

@@ -132,13 +132,9 @@ export class QueryRunner {
     this.admit(database, 1);
     return this.scheduler.schedule(database, () =>
       this.withSandbox(async (sandbox) => {
-        const started = performance.now();
         try {
-          const text = await sandbox.inspect(database, sql, params).finally(() => this.quota?.charge(database, performance.now() - started, performance.now()));
-          this.options.onStatement?.('ok', (performance.now() - started) / 1000);
-          return parseResultRows(text);
+          return await this.measured(database, async () => parseResultRows(await this.charged(database, () => sandbox.inspect(database, sql, params))), (rows) => ({ rows: rows.length }));
         } catch (err) {
-          this.options.onStatement?.('error', (performance.now() - started) / 1000);
           if (!(err instanceof StorageQueryError)) throw err;
           throw invalidInput(`the query failed: ${withLimitSetting(engineMessage(err), err.clickhouseCode)}`, [{ detail: engineMessage(err) }]);
         }

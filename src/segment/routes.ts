@@ -18,6 +18,7 @@ import {
   type SegmentType,
 } from './model';
 import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
+import { jsonText } from '../http/json-text';
 
 export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics'>;
 
@@ -98,8 +99,6 @@ async function ingest(
   return ACCEPTED;
 }
 
-const accepted = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } });
-
 const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }];
 
 /**
@@ -110,7 +109,7 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
   return new Elysia({ name: 'segment-batch', seed: path, normalize: false }).post(
     path,
     async ({ body, request }) =>
-      accepted(await ingest(deps, principalOf(request)!, bodyBytes(request), body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
+      jsonText(await ingest(deps, principalOf(request)!, bodyBytes(request), body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
@@ -135,7 +134,7 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
 export function segmentRoutes(deps: SegmentRoutesDeps) {
   const app = new Elysia({ name: 'segment', normalize: false }).use(segmentBatchRoute(deps, '/v1/batch')).use(segmentBatchRoute(deps, `/v1/${SHORT_NAMES.batch}`));
   for (const [path, type] of SEGMENT_CALL_PATHS) {
-    app.post(path, async ({ body, request }) => accepted(await storeCall(deps, principalOf(request)!, bodyBytes(request), type, body)), {
+    app.post(path, async ({ body, request }) => jsonText(await storeCall(deps, principalOf(request)!, bodyBytes(request), type, body)), {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: SegmentCall,
