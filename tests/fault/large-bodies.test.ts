@@ -5,7 +5,7 @@
  * docs/limits.md, and every event of every 201 is stored (nothing of a refusal).
  */
 import { expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { peakRss } from '../helpers/service-process';
 import { report, scenarioDir, sql, startService } from './harness';
 
 /** What docs/limits.md states for the default settings: the process's peak resident memory. */
@@ -13,11 +13,6 @@ const MEMORY_BOUND_BYTES = 2.5 * 1024 ** 3;
 const MiB = 1024 ** 2;
 const CLIENTS = 40;
 const EVENTS_PER_BODY = 9_000;
-
-/** The process's peak resident memory so far (the kernel's high-water mark). */
-function peakRss(pid: number): number {
-  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-}
 
 /** A body of just under 10 MiB (the default MAX_BODY_BYTES): events of about 1.1 KB, tagged with the client. */
 function body(client: number): string {

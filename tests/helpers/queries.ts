@@ -1,7 +1,7 @@
 import type { TestService } from './test-service';
 
 /** POST /queries (with the private key unless told); answers status, body and the raw text. */
-export async function runQueries(svc: TestService, queries: unknown, key = svc.privateKey): Promise<{ status: number; body: any; text: string }> {
+export async function runQueries(svc: Pick<TestService, 'request' | 'privateKey'>, queries: unknown, key = svc.privateKey): Promise<{ status: number; body: any; text: string }> {
   const res = await svc.request('POST', '/queries', { key, body: { queries } });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), text };

@@ -1,4 +1,5 @@
 import type { Subprocess } from 'bun';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 import { PROJECT_ROOT } from './project-root';
@@ -70,4 +71,9 @@ export async function startServiceProcess(
   })();
   const started = await Promise.race([url, proc.exited.then((code) => Promise.reject(new Error(`service exited with ${code}: ${lines.join('\n')}`)))]);
   return { url: started, proc, lines };
+}
+
+/** A process's peak resident memory so far (the kernel's high-water mark). */
+export function peakRss(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 }

@@ -88,7 +88,7 @@ export interface CreatedWorkspace {
 }
 
 /** POST /workspaces with the admin key; fails the test unless it answers 200. */
-export async function createWorkspace(svc: TestService, input: Record<string, unknown>): Promise<CreatedWorkspace> {
+export async function createWorkspace(svc: Pick<TestService, 'request' | 'privateKey'>, input: Record<string, unknown>): Promise<CreatedWorkspace> {
   const res = await svc.request('POST', '/workspaces', { key: svc.privateKey, body: input });
   if (res.status !== 200) throw new Error(`POST /workspaces answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as CreatedWorkspace;

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { describeInProcess } from '../helpers/deno-service';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { uniqueName } from '../helpers/engine-dir';
 import { runQueries } from '../helpers/queries';
+import { peakRss, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { createWorkspace, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 /** The memory bound the documentation states for the whole process (docs/limits.md). */
@@ -45,33 +48,42 @@ describe('result limits: one statement refused for its size leaves nothing behin
   });
 });
 
-describeInProcess('result limits: bytes', () => {
-  let svc: TestService;
+// The service runs as its own process, as `npm start` runs it, so that its peak memory is its
+// own and not that of every test this runner has run before.
+describe('result limits: bytes', () => {
+  let service: ServiceProcess;
+  let svc: Pick<TestService, 'request' | 'privateKey'>;
   let second: CreatedWorkspace;
+  const dataDir = mkdtempSync(join(tmpdir(), 'analytics-result-limits-'));
 
   beforeAll(async () => {
-    svc = await startTestService({ QUERY_CONCURRENCY: '2' });
+    const privateKey = `sk_${uniqueName('limits')}`;
+    service = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_API_KEYS: `pk_${uniqueName('limits')}`, PRIVATE_API_KEYS: privateKey, QUERY_CONCURRENCY: '2' });
+    svc = {
+      privateKey,
+      request: (method, path, options = {}) =>
+        fetch(service.url + path, { method, headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' }, body: JSON.stringify(options.body) }),
+    };
     second = await createWorkspace(svc, { name: uniqueName('WideResults') });
   });
-  afterAll(() => svc.stop());
+  afterAll(async () => {
+    service.proc.kill();
+    await service.proc.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   test('two workspaces asking for 300 MB results at once are both refused, naming the limit, and the process stays under its bound', async () => {
-    let peak = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
-    try {
-      for (const sql of [WIDE_ROWS, MANY_ROWS]) {
-        const answers = await Promise.all([runQueries(svc, [sql]), runQueries(svc, [sql], second.privateApiKey)]);
-        for (const answer of answers) {
-          expect(answer.status).toBe(400);
-          // Rows of 1 MB make one block of 300 MB in the engine, which its memory limit stops
-          // before any of it is a result; 30,000 rows of 10 KB are stopped at the byte limit.
-          expect(answer.body.detail).toMatch(sql === WIDE_ROWS ? /\(the limit is QUERY_MAX_MEMORY_BYTES\)$/ : /larger than 67108864 bytes \(QUERY_MAX_RESULT_BYTES\)/);
-          expect(answer.text.length).toBeLessThan(10_000);
-        }
+    for (const sql of [WIDE_ROWS, MANY_ROWS]) {
+      const answers = await Promise.all([runQueries(svc, [sql]), runQueries(svc, [sql], second.privateApiKey)]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(400);
+        // Rows of 1 MB make one block of 300 MB in the engine, which its memory limit stops
+        // before any of it is a result; 30,000 rows of 10 KB are stopped at the byte limit.
+        expect(answer.body.detail).toMatch(sql === WIDE_ROWS ? /\(the limit is QUERY_MAX_MEMORY_BYTES\)$/ : /larger than 67108864 bytes \(QUERY_MAX_RESULT_BYTES\)/);
+        expect(answer.text.length).toBeLessThan(10_000);
       }
-    } finally {
-      clearInterval(sampler);
     }
+    const peak = peakRss(service.proc.pid);
     console.log(`two 300 MB results at once: peak RSS of the process ${(peak / 1024 ** 2).toFixed(0)} MiB (bound ${PROCESS_BOUND_BYTES / 1024 ** 2} MiB)`);
     expect(peak).toBeLessThan(PROCESS_BOUND_BYTES);
   });
