@@ -95,7 +95,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       memoryEvents: config.ingestQueueMaxEvents,
       readWaitMs: config.ingestReadWaitMs,
       ack,
-      onInserted: (database, events) => identities.loaded(database, events),
+      onInserted: (database, links) => identities.loaded(database, links),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);

@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import { StorageQueryError, type Storage } from '../storage/storage';
 import type { LogPosition } from '../storage/wal/write-ahead-log';
 import type { AcceptedEvent } from './event-rows';
+import type { IdentityLink } from './identity-link';
 import type { Event } from './model';
 
 /** One request's events as the ingest log holds them, ready to load. */
@@ -11,6 +12,8 @@ export interface LoadItem {
   database: string;
   /** Its events: at hand, or parsed from the log when needed (only to announce them). */
   events(): readonly AcceptedEvent[];
+  /** The identity links its events carry: taken at submission, or parsed from the log when needed. */
+  links(): readonly IdentityLink[];
   /** The events' JSON lines, joined by newlines (as the log holds them). */
   lines: string;
   rows: number;
@@ -22,8 +25,8 @@ export interface EventLoaderOptions {
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
   announces?: (database: string) => boolean;
-  /** Told of each insert, with its events in log order, before any listener of committed events. Must not throw, and must be quick. */
-  onInserted?: (database: string, events: readonly Event[]) => void;
+  /** Told of each insert, with the identity links of its events in log order, before any listener of committed events. Must not throw, and must be quick. */
+  onInserted?: (database: string, links: readonly IdentityLink[]) => void;
   /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
   onFlush?: (rows: number, seconds: number) => void;
   /** Where events the engine refuses are set aside, a file per request, so that none is lost unseen. */
@@ -101,7 +104,7 @@ export class EventLoader {
         this.options.onFlush?.(rows, ms / 1000);
         this.log.debug('ingest load', { database, rows, ms: Math.round(ms) });
         if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
-        if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.events().map((e) => e.event)));
+        if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.links()));
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {

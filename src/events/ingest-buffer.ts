@@ -5,6 +5,7 @@ import { LogWriteError, WriteAheadLog, type LogPosition } from '../storage/wal/w
 import { toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
+import { identityLinksOf, type IdentityLink } from './identity-link';
 import { decodeEventsRecord, decodeRecordHead, encodeEventsRecord, linesOf, type RecordHead } from './log-records';
 import type { Event } from './model';
 import type { RecentMessageIds } from './recent-message-ids';
@@ -50,8 +51,12 @@ export interface IngestBufferOptions {
    * take them within `readWaitMs`, it is answered anyway: they are safe in the log).
    */
   ack: 'log' | 'loaded';
-  /** Told of each insert, with its events in log order. Must not throw, and must be quick. */
-  onInserted?: (database: string, events: readonly Event[]) => void;
+  /**
+   * Told of each insert, with the identity links its events carry, in log order. They are taken
+   * from the events as they are submitted (not parsed again from their rows). Must not throw,
+   * and must be quick.
+   */
+  onInserted?: (database: string, links: readonly IdentityLink[]) => void;
   /** Told of each loaded insert, with its events in log order. Must not throw, and must be quick. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
@@ -82,6 +87,8 @@ interface Entry {
    * again from the rows only for a workspace whose webhooks or live streams want them.
    */
   lines: string | undefined;
+  /** The identity links of its events, when `onInserted` wants them; undefined for a record recovered from the log. */
+  links?: IdentityLink[];
   state: 'appending' | 'logged' | 'failed';
   position?: LogPosition;
   /** When it was logged (ms, Date.now()). */
@@ -246,6 +253,7 @@ export class IngestBuffer {
       const entry = this.enqueue(submission, database, claim.fresh.length);
       const record = encodeEventsRecord(database, claim.fresh);
       entry.lines = linesOf(record, database);
+      if (this.options.onInserted) entry.links = identityLinksOf(claim.fresh.map((e) => e.event));
       try {
         entry.position = await this.wal.append(record);
       } catch (err) {
@@ -427,13 +435,16 @@ export class IngestBuffer {
 
   private loadItem(entry: Entry): LoadItem {
     const { database, rows, position } = entry;
+    const taken = entry.links;
     if (entry.lines !== undefined) {
       const lines = entry.lines;
-      return { database, rows, position: position!, lines, events: () => decodeEventsRecord(`${database}\n${lines}`).events };
+      const events = () => decodeEventsRecord(`${database}\n${lines}`).events;
+      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events().map((e) => e.event)) };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
     const text = Buffer.from(this.wal.read(position!)).toString('utf8');
-    return { database, rows, position: position!, lines: linesOf(text, database), events: () => decodeEventsRecord(text).events };
+    const events = () => decodeEventsRecord(text).events;
+    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events().map((e) => e.event)) };
   }
 
   private done(entry: Entry): void {

@@ -1,9 +1,9 @@
-import type { Event } from '../events/model';
+import type { IdentityLink } from '../events/identity-link';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
 import { LOOKUP_TABLES } from '../storage/migrations/persons';
 import { identifier, type Storage } from '../storage/storage';
-import { parseIsoDateTime, type Micros } from '../timestamps';
+import type { Micros } from '../timestamps';
 
 /** Links remembered per process as already resolved, at most: beyond, the oldest are forgotten. */
 const REMEMBERED_LINKS = 200_000;
@@ -12,18 +12,11 @@ const REMEMBERED_LINKS = 200_000;
  * batch is followed this deep (renames in separate loads compose without limit).
  */
 const RENAME_ROUNDS = 5;
-
-/** The links one event carries: its anonymousId and, for an alias, its previousId, each to its userId. */
-export function linksOf(event: Event): Array<[id: string, userId: string, rename: boolean]> {
-  const userId = event.userId ?? '';
-  if (userId === '') return [];
-  const links: Array<[string, string, boolean]> = [];
-  const anonymousId = event.anonymousId ?? '';
-  if (anonymousId !== '' && anonymousId !== userId) links.push([anonymousId, userId, false]);
-  const previousId = event.type === 'alias' ? (event.properties as Record<string, unknown> | undefined)?.previousId : undefined;
-  if (typeof previousId === 'string' && previousId !== '' && previousId !== userId) links.push([previousId, userId, true]);
-  return links;
-}
+/**
+ * How long links gather before a resolution round, unless a read waits for them: under steady
+ * ingest, rounds of this many milliseconds' links cost far less than a round after every load.
+ */
+const GATHER_MS = 250;
 
 /**
  * Keeps `person_lookup` (each linked id resolved to its person) in step with `person_links`,
@@ -45,6 +38,10 @@ export class IdentityLinks {
   private readonly pending = new Map<string, { ids: Set<string>; renamed: Set<string> }>();
   /** The resolution running, per database. */
   private readonly running = new Map<string, Promise<void>>();
+  /** Ends the gathering of links before a database's next round (a read waits for them). */
+  private readonly hurry = new Map<string, () => void>();
+  /** Databases a read waits on: their rounds start at once until nothing is queued. */
+  private readonly hurried = new Set<string>();
 
   constructor(
     private readonly storage: Storage,
@@ -53,40 +50,42 @@ export class IdentityLinks {
   ) {}
 
   /**
-   * Queues the links `events` (just inserted into `database`) carry for resolution, and answers
-   * at once: the loader goes on with the next insert meanwhile. Links queued while a resolution
-   * runs are resolved together by the next one. Reads wait for it with `settled`.
+   * Queues `links` (of events just inserted into `database`) for resolution, and answers
+   * at once: the loader goes on with the next insert meanwhile. Links queued within GATHER_MS, or
+   * while a resolution runs, are resolved together by the next one. Reads wait for it with `settled`.
    */
-  loaded(database: string, events: readonly Event[]): void {
+  loaded(database: string, links: readonly IdentityLink[]): void {
     let pending = this.pending.get(database);
-    for (const event of events) {
-      const links = linksOf(event);
-      if (links.length === 0) continue;
-      const at = parseIsoDateTime(event.timestamp)!;
-      for (const [id, userId, rename] of links) {
-        const key = `${database}\n${id}`;
-        const known = this.resolved.get(key);
-        if (known?.userId === userId && !rename) {
-          if (at > known.at) known.at = at;
-          continue;
-        }
-        if (!pending) this.pending.set(database, (pending = { ids: new Set(), renamed: new Set() }));
-        pending.ids.add(id);
-        if (rename) pending.renamed.add(id);
-        if (!known || at >= known.at) this.remember(key, userId, at);
+    for (const { id, userId, rename, at } of links) {
+      const key = `${database}\n${id}`;
+      const known = this.resolved.get(key);
+      if (known?.userId === userId && !rename) {
+        if (at > known.at) known.at = at;
+        continue;
       }
+      if (!pending) this.pending.set(database, (pending = { ids: new Set(), renamed: new Set() }));
+      pending.ids.add(id);
+      if (rename) pending.renamed.add(id);
+      if (!known || at >= known.at) this.remember(key, userId, at);
     }
     if (pending && !this.running.has(database)) this.running.set(database, this.drain(database));
   }
 
-  /** Resolves once the links queued for `database` so far are resolved. */
+  /** Resolves once the links queued for `database` so far are resolved (at once, without gathering more). */
   async settled(database: string): Promise<void> {
-    await this.running.get(database);
+    const running = this.running.get(database);
+    if (!running) return;
+    this.hurried.add(database);
+    this.hurry.get(database)?.();
+    await running;
   }
 
   /** Resolves what is queued for `database`, round after round, until nothing is. Never throws. */
   private async drain(database: string): Promise<void> {
-    for (let next = this.pending.get(database); next; next = this.pending.get(database)) {
+    for (;;) {
+      await this.gather(database);
+      const next = this.pending.get(database);
+      if (!next) break;
       this.pending.delete(database);
       try {
         await this.resolve(database, [...next.ids], [...next.renamed]);
@@ -96,6 +95,21 @@ export class IdentityLinks {
       }
     }
     this.running.delete(database);
+    this.hurried.delete(database);
+  }
+
+  /** Waits GATHER_MS for more links, unless a read waits for `database`. */
+  private async gather(database: string): Promise<void> {
+    if (this.hurried.has(database)) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, GATHER_MS);
+      timer.unref?.();
+      this.hurry.set(database, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.hurry.delete(database);
   }
 
   /**
