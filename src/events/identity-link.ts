@@ -1,5 +1,5 @@
 import { parseIsoDateTime, type Micros } from '../timestamps';
-import type { Event } from './model';
+import type { AcceptedEvent } from './event-rows';
 
 /** A link an event carries from one id to a userId (docs/api/persons.md). */
 export interface IdentityLink {
@@ -9,12 +9,14 @@ export interface IdentityLink {
   rename: boolean;
   /** The event's time. */
   at: Micros;
+  /** When the event was parsed. */
+  parsedAt: Micros;
 }
 
 /** The links `events` carry, in order: an anonymousId beside a userId, and an alias's previousId. */
-export function identityLinksOf(events: readonly Event[]): IdentityLink[] {
+export function identityLinksOf(events: readonly AcceptedEvent[]): IdentityLink[] {
   const links: IdentityLink[] = [];
-  for (const event of events) {
+  for (const { event, parsedAt } of events) {
     const userId = event.userId ?? '';
     if (userId === '') continue;
     const anonymousId = event.anonymousId ?? '';
@@ -22,8 +24,8 @@ export function identityLinksOf(events: readonly Event[]): IdentityLink[] {
     const renames = typeof previousId === 'string' && previousId !== '' && previousId !== userId;
     if ((anonymousId === '' || anonymousId === userId) && !renames) continue;
     const at = parseIsoDateTime(event.timestamp)!;
-    if (anonymousId !== '' && anonymousId !== userId) links.push({ id: anonymousId, userId, rename: false, at });
-    if (renames) links.push({ id: previousId, userId, rename: true, at });
+    if (anonymousId !== '' && anonymousId !== userId) links.push({ id: anonymousId, userId, rename: false, at, parsedAt });
+    if (renames) links.push({ id: previousId, userId, rename: true, at, parsedAt });
   }
   return links;
 }

@@ -253,7 +253,7 @@ export class IngestBuffer {
       const entry = this.enqueue(submission, database, claim.fresh.length);
       const record = encodeEventsRecord(database, claim.fresh);
       entry.lines = linesOf(record, database);
-      if (this.options.onInserted) entry.links = identityLinksOf(claim.fresh.map((e) => e.event));
+      if (this.options.onInserted) entry.links = identityLinksOf(claim.fresh);
       try {
         entry.position = await this.wal.append(record);
       } catch (err) {
@@ -439,12 +439,12 @@ export class IngestBuffer {
     if (entry.lines !== undefined) {
       const lines = entry.lines;
       const events = () => decodeEventsRecord(`${database}\n${lines}`).events;
-      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events().map((e) => e.event)) };
+      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()) };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
     const text = Buffer.from(this.wal.read(position!)).toString('utf8');
     const events = () => decodeEventsRecord(text).events;
-    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events().map((e) => e.event)) };
+    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()) };
   }
 
   private done(entry: Entry): void {

@@ -2,8 +2,8 @@ import type { IdentityLink } from '../events/identity-link';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
 import { LOOKUP_TABLES } from '../storage/migrations/persons';
-import { identifier, type Storage } from '../storage/storage';
-import type { Micros } from '../timestamps';
+import { identifier, jsonLines, type Storage } from '../storage/storage';
+import { toEngineDateTime, type Micros } from '../timestamps';
 
 /** Links remembered per process as already resolved, at most: beyond, the oldest are forgotten. */
 const REMEMBERED_LINKS = 200_000;
@@ -17,6 +17,44 @@ const RENAME_ROUNDS = 5;
  * ingest, rounds of this many milliseconds' links cost far less than a round after every load.
  */
 const GATHER_MS = 250;
+/** Rounds a database's links are tried in before they are given up (logged) until the next start derives them again. */
+const ATTEMPTS = 5;
+/**
+ * At start, links are derived again from the events parsed this long before the newest stored
+ * link, and after it: a stop may have come between an insert and the round storing its links,
+ * and requests accepted at the same time reach the log a little out of order.
+ */
+const RECOVERY_MARGIN_MINUTES = 10;
+
+/** A link waiting for its round: the latest of its id, by time, then arrival. */
+interface PendingLink {
+  userId: string;
+  rename: boolean;
+  at: Micros;
+  parsedAt: Micros;
+}
+
+/** A database's links waiting for a round, by id; `renamed`, the ids an alias renamed; `attempts`, rounds that failed. */
+interface Pending {
+  links: Map<string, PendingLink>;
+  renamed: Set<string>;
+  attempts: number;
+}
+
+/**
+ * The links the events of `events` (a table or view of events) carry, one per id (its latest, by
+ * time, then parse order), as `person_links` rows; only of events parsed since `since` when given.
+ */
+const derivedLinks = (events: string, since?: string) => `SELECT link.1 AS id, argMax(link.2, (ts, p)) AS userId, argMax(link.3, (ts, p)) AS kind, max(ts) AS linkedAt, max(p) AS parsedAt
+  FROM (
+    SELECT arrayJoin(arrayFilter(l -> l.1 != '' AND l.1 != l.2, [
+        (anonymousId, userId, 'identify'),
+        (if(type = 'alias', JSONExtractString(properties, 'previousId'), ''), userId, 'alias')
+      ])) AS link, timestamp AS ts, parsedAt AS p
+    FROM ${events}
+    WHERE userId != '' AND (anonymousId != '' OR type = 'alias')${since ? ` AND parsedAt >= ${since}` : ''}
+  )
+  GROUP BY id`;
 
 /**
  * Keeps `person_lookup` (each linked id resolved to its person) in step with `person_links`,
@@ -34,8 +72,8 @@ export class IdentityLinks {
    * again whatever its time, since `person_links` may hold a later one from elsewhere.
    */
   private readonly resolved = new Map<string, { userId: string; at: Micros }>();
-  /** Links waiting for resolution, per database. */
-  private readonly pending = new Map<string, { ids: Set<string>; renamed: Set<string> }>();
+  /** Links waiting for their round, per database. */
+  private readonly pending = new Map<string, Pending>();
   /** The resolution running, per database. */
   private readonly running = new Map<string, Promise<void>>();
   /** Ends the gathering of links before a database's next round (a read waits for them). */
@@ -56,15 +94,16 @@ export class IdentityLinks {
    */
   loaded(database: string, links: readonly IdentityLink[]): void {
     let pending = this.pending.get(database);
-    for (const { id, userId, rename, at } of links) {
+    for (const { id, userId, rename, at, parsedAt } of links) {
       const key = `${database}\n${id}`;
       const known = this.resolved.get(key);
       if (known?.userId === userId && !rename) {
         if (at > known.at) known.at = at;
         continue;
       }
-      if (!pending) this.pending.set(database, (pending = { ids: new Set(), renamed: new Set() }));
-      pending.ids.add(id);
+      if (!pending) this.pending.set(database, (pending = { links: new Map(), renamed: new Set(), attempts: 0 }));
+      const queued = pending.links.get(id);
+      if (!queued || at >= queued.at) pending.links.set(id, { userId, rename, at, parsedAt });
       if (rename) pending.renamed.add(id);
       if (!known || at >= known.at) this.remember(key, userId, at);
     }
@@ -80,27 +119,53 @@ export class IdentityLinks {
     await running;
   }
 
-  /** Resolves what is queued for `database`, round after round, until nothing is. Never throws. */
+  /**
+   * Stores and resolves what is queued for `database`, round after round, until nothing is. A
+   * round that fails is tried again with the next (its links first, so later ones win), at most
+   * ATTEMPTS times. Never throws.
+   */
   private async drain(database: string): Promise<void> {
-    for (;;) {
-      await this.gather(database);
+    for (let failed = false; ; ) {
+      await this.gather(database, failed);
       const next = this.pending.get(database);
       if (!next) break;
       this.pending.delete(database);
       try {
-        await this.resolve(database, [...next.ids], [...next.renamed]);
+        await this.store(database, next.links);
+        await this.resolve(database, [...next.links.keys()], [...next.renamed]);
+        failed = false;
       } catch (err) {
+        failed = true;
         this.forgetDatabase(database);
-        this.log.error('resolving identity links failed; the events are stored, and every link is resolved again at the next start', { database, links: next.ids.size, err });
+        const attempts = next.attempts + 1;
+        if (attempts < ATTEMPTS) this.requeue(database, next, attempts);
+        this.log.error(
+          attempts < ATTEMPTS ? 'storing identity links failed; trying again' : 'storing identity links failed again; given up until the next start, which derives them from the events again',
+          { database, links: next.links.size, attempts, err },
+        );
       }
     }
     this.running.delete(database);
     this.hurried.delete(database);
   }
 
-  /** Waits GATHER_MS for more links, unless a read waits for `database`. */
-  private async gather(database: string): Promise<void> {
-    if (this.hurried.has(database)) return;
+  /** Puts a failed round's links back before those queued since (which are later, and win). */
+  private requeue(database: string, failed: Pending, attempts: number): void {
+    const since = this.pending.get(database);
+    for (const [id, link] of since?.links ?? []) failed.links.set(id, link);
+    for (const id of since?.renamed ?? []) failed.renamed.add(id);
+    this.pending.set(database, { links: failed.links, renamed: failed.renamed, attempts });
+  }
+
+  /** Stores a round's links in `person_links`. */
+  private async store(database: string, links: ReadonlyMap<string, PendingLink>): Promise<void> {
+    const rows = [...links].map(([id, l]) => ({ id, userId: l.userId, kind: l.rename ? 'alias' : 'identify', linkedAt: toEngineDateTime(l.at), parsedAt: toEngineDateTime(l.parsedAt) }));
+    await this.storage.insert(database, 'person_links', jsonLines(rows));
+  }
+
+  /** Waits GATHER_MS for more links, unless a read waits for `database` and the last round did not fail. */
+  private async gather(database: string, failed: boolean): Promise<void> {
+    if (this.hurried.has(database) && !failed) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, GATHER_MS);
       timer.unref?.();
@@ -113,12 +178,16 @@ export class IdentityLinks {
   }
 
   /**
-   * Resolves every link of `database` whose resolution differs from `person_lookup`, then refills
-   * the Join tables from it: at start (a Join table is not in a backup, and a process may have
-   * stopped between an insert and its resolution).
+   * At start: stores the links of the events parsed since shortly before the newest stored link
+   * (of every event when none is: a data directory of an earlier release, or bulk-loaded events),
+   * since a process may have stopped between an insert and the round storing its links; then
+   * resolves every link whose resolution differs from `person_lookup`, and refills the Join tables
+   * from it (a Join table is not in a backup).
    */
   async rebuild(database: string): Promise<void> {
     const db = identifier(database);
+    const since = `(SELECT max(parsedAt) FROM ${db}.person_links) - INTERVAL ${RECOVERY_MARGIN_MINUTES} MINUTE`;
+    await this.storage.command(`INSERT INTO ${db}.person_links (id, userId, kind, linkedAt, parsedAt) ${derivedLinks(`${db}.events`, since)}`, {}, 'background');
     const all = `SELECT id, userId, kind FROM ${db}.person_links FINAL`;
     await this.storage.command(
       `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)

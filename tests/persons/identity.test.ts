@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { testInProcess } from '../helpers/deno-service';
 import { rowsOf } from '../helpers/queries';
 import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
@@ -106,5 +107,19 @@ describe('identity links, with known answers', () => {
     expect(await personsOf(svc, ['v1-anon', 'v1-user'])).toEqual({ 'v1-user': 5 });
     expect(await personsOf(svc, ['v3-anon', 'v3-first', 'v3-second', 'v3-third'])).toEqual({ 'v3-third': 7 });
     expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+  });
+
+  testInProcess('events stored without their links (a stop between the insert and the round storing them) are linked at the next start', async () => {
+    const db = svc.settings.DEFAULT_WORKSPACE_DATABASE!;
+    await svc.storage.command(
+      `INSERT INTO \`${db}\`.events (uuid, type, event, userId, anonymousId, timestamp, parsedAt)
+       VALUES (generateUUIDv4(), 'page', '', '', 'v7-anon', now64(6), now64(6)), (generateUUIDv4(), 'identify', '', 'v7-user', 'v7-anon', now64(6), now64(6))`,
+      {},
+      'write',
+    );
+    expect(await personsOf(svc, ['v7-anon', 'v7-user'])).toEqual({ 'v7-anon': 1, 'v7-user': 1 });
+    await svc.stop();
+    svc = await startTestService(svc.settings);
+    expect(await personsOf(svc, ['v7-anon', 'v7-user'])).toEqual({ 'v7-user': 2 });
   });
 });

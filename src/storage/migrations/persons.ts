@@ -3,8 +3,9 @@ import type { Migration, MigrationTarget } from './runner';
 /**
  * The tables and views that tie ids to persons (docs/api/persons.md has the rules):
  * - `person_links`: every link the events carry, `id → userId` with the time of the event that
- *   made it. Written by a materialized view as events are inserted (so links are stored with
- *   their events, in the same insert), and read with FINAL: per id, the latest link.
+ *   made it (and when that was parsed), read with FINAL: per id, the latest link. Written by the
+ *   service after each load, only the links it has not stored before (a materialized view on
+ *   `events` doubled the engine's cost of every insert), and derived from the events at start.
  * - `person_lookup`: the same links resolved to the end of their chains (`id → personId`), written
  *   by the service after each load; `isAlias` marks ids an `alias` call renamed, which events may
  *   carry as their `userId`.
@@ -15,25 +16,6 @@ import type { Migration, MigrationTarget } from './runner';
  * - On a cluster, `person_links` and `person_lookup` are replicated on every node (their Keeper
  *   path is the metadata's), so each shard joins its events with a full local copy.
  */
-
-/**
- * The links the events of `source` carry: both ids on one event, and an alias's previousId.
- * `known` (no cluster) is the Join table of resolved ids: a link its id already resolves to is
- * left out, so that signed-in traffic, which repeats its link on every event, stores nothing new.
- */
-const linksOf = (source: string, known?: string) => `SELECT link.1 AS id, argMax(link.2, (ts, n)) AS userId, link.3 AS kind, max(ts) AS linkedAt
-  FROM (
-    SELECT arrayJoin(arrayFilter(l -> l.1 != '' AND l.1 != l.2, [
-        (anonymousId, userId, 'identify'),
-        (if(type = 'alias', JSONExtractString(properties, 'previousId'), ''), userId, 'alias')
-      ])) AS link, timestamp AS ts, rowNumberInAllBlocks() AS n
-    FROM ${source}
-    WHERE userId != '' AND (anonymousId != '' OR type = 'alias')
-  )
-  ${known ? `WHERE link.3 = 'alias' OR ifNull(joinGetOrNull('${known}', 'personId', link.1), '') != link.2` : ''}
-  GROUP BY link.1, link.3`;
-
-const eventsTable = ({ db, cluster }: MigrationTarget) => `${db}.${cluster ? 'events_local' : 'events'}`;
 
 /** The Join tables (no cluster) that `joinGet` reads: every resolved id, and the renamed userIds. */
 export const LOOKUP_TABLES = { anonymous: 'person_lookup_anonymous', alias: 'person_lookup_alias' } as const;
@@ -102,7 +84,8 @@ export const personMigrations: Migration[] = [
           id String,
           userId String,
           kind LowCardinality(String),
-          linkedAt DateTime64(6, 'UTC')
+          linkedAt DateTime64(6, 'UTC'),
+          parsedAt DateTime64(6, 'UTC')
         ) ENGINE = ${cluster ? engine('ReplacingMergeTree', 'linkedAt') : 'ReplacingMergeTree(linkedAt)'} ORDER BY id`,
         `CREATE TABLE IF NOT EXISTS ${db}.person_lookup ${onCluster} (
           id String,
@@ -118,9 +101,6 @@ export const personMigrations: Migration[] = [
               `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${LOOKUP_TABLES.anonymous}_mv TO ${db}.${LOOKUP_TABLES.anonymous} AS SELECT id, personId FROM ${db}.person_lookup`,
               `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${LOOKUP_TABLES.alias}_mv TO ${db}.${LOOKUP_TABLES.alias} AS SELECT id, personId FROM ${db}.person_lookup WHERE isAlias`,
             ]),
-        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.person_links_mv ${onCluster} TO ${db}.person_links AS ${linksOf(eventsTable(target), cluster ? undefined : `${target.dbName}.${LOOKUP_TABLES.anonymous}`)}`,
-        // Events stored before this migration: their links, once (a repeat is collapsed by FINAL).
-        `INSERT INTO ${db}.person_links ${linksOf(`${db}.events`)}`,
         personIdView(target),
         personsView(target),
         groupsView(target),
