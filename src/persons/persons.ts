@@ -69,7 +69,7 @@ export class Persons {
     const where = conditions.map((c) => `(${c})`).join(' AND ');
     const { limit, offset } = pageWindow(query);
     const rows = await this.run(workspace, personsPage(where, limit, offset, context.params), context.params);
-    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 ? await this.count(workspace, where, context.params) : 0)) };
+    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, where, context.params) : 0)) };
   }
 
   async get(workspace: Workspace, personId: string): Promise<Person> {
@@ -103,7 +103,7 @@ export class Persons {
     };
   }
 
-  /** Persons matching, when the page asked for lies past the last (its rows carry no total). */
+  /** Persons matching, when the page asked for lies past the last or holds none (its rows carry no total). */
   private async count(workspace: Workspace, where: string, params: SqlParams): Promise<number> {
     const [row] = await this.run(workspace, `SELECT count() AS n FROM persons WHERE ${where}`, params);
     return Number(row?.n ?? 0);

@@ -77,6 +77,8 @@ describe('GET /persons', () => {
     expect(byTag.status).toBe(200);
     expect(byTag.body.total).toBe(5);
     expect(byTag.body.results.map((p: any) => p.personId)).toEqual([`${tag}-1`, `${tag}-2`]);
+    // A page of none still says how many there are (a count for a badge).
+    expect((await get(`/persons?search=${tag}&limit=0`)).body).toMatchObject({ results: [], total: 5 });
     const filters = JSON.stringify([
       { property: 'tag', operator: 'eq', value: tag },
       { property: 'plan', operator: 'eq', value: 'pro' },
