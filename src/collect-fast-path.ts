@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Server } from 'elysia/universal';
 import type { Logger } from './log';
+import { WORKSPACE_HEADER } from './http/auth';
 import type { ByteBudget } from './http/body-budget';
 import { decodeBody, handOnBody, rawBody, readWithin } from './http/json-body';
 import { HttpProblem } from './http/problem';
@@ -38,15 +39,15 @@ export interface FastRoute {
 
 /**
  * The hot path of collection: a plainly well-formed POST to a collection route (JSON with a
- * Content-Length, uncompressed, the key in the Authorization header, no Origin, no query string)
- * that will be answered with success is handled here, on Bun's router, without Elysia's
- * per-request work: single-event requests spent most of their time there. It runs the app's
- * checks with the app's functions (the key, shedding, body decoding, the route's schema, the
- * per-address and per-key limits, the body budget), stores with the route's own handler, and
- * logs and counts the request as the app does. Anything else, and any request one of those checks
- * would refuse, goes on to the app as it came (its body, once read, handed on), which answers it
- * with every rule and error of the API. Such a request may take one more token of its address's
- * rate limit than it would through the app alone.
+ * Content-Length, uncompressed, the key in the Authorization header, no Origin, no query string,
+ * no X-Workspace-Id) that will be answered with success is handled here, on Bun's router, without
+ * Elysia's per-request work: single-event requests spent most of their time there. It runs the
+ * app's checks with the app's functions (the key, shedding, body decoding, the route's schema, the
+ * per-address and per-key limits, the body budget), stores with the route's own handler, and logs
+ * and counts the request as the app does. Anything else, and any request one of those checks would
+ * refuse, goes on to the app as it came (its body, once read, handed on), which answers it with
+ * every rule and error of the API. Such a request may take one more token of its address's rate
+ * limit than it would through the app alone.
  */
 export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Request): Response | Promise<Response> }, route: FastRoute) {
   const schema = TypeCompiler.Compile(route.schema);
@@ -62,6 +63,8 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
     if (
       !(length > 0 && length <= route.maxBytes) ||
       authorization === null ||
+      // An admin key acting on another workspace: the app reads the header.
+      headers.has(WORKSPACE_HEADER) ||
       headers.has('content-encoding') ||
       headers.has('origin') ||
       request.url.includes('?') ||

@@ -1,4 +1,4 @@
-import { authorize } from '../http/auth';
+import { authorize, WORKSPACE_HEADER, workspaceHeaderOf } from '../http/auth';
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import { clickhouseError } from './errors';
 
@@ -39,18 +39,22 @@ function sentKey(request: Request, search: URLSearchParams): string {
 
 /**
  * The caller of a request of the interface: its key must be a private (or admin) key, whose
- * workspace the statements read. AUTHENTICATION_FAILED for no key or an unknown one, ACCESS_DENIED
- * for a public key.
+ * workspace the statements read (an admin key's may be chosen with X-Workspace-Id).
+ * AUTHENTICATION_FAILED for no key or an unknown one, ACCESS_DENIED for a public key or a
+ * non-admin key with X-Workspace-Id, UNKNOWN_DATABASE for an X-Workspace-Id of no workspace.
  */
 export function clickhousePrincipal(store: WorkspaceStore, request: Request): Principal {
   const key = sentKey(request, new URL(request.url).searchParams);
   if (key === '') throw failed("Authentication failed: the password must be a workspace's private key (HTTP Basic, X-ClickHouse-Key or the password parameter)");
+  const workspaceId = workspaceHeaderOf(request);
   try {
-    return authorize(store, key, 'private');
+    return authorize(store, key, 'private', workspaceId);
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 401) throw failed("Authentication failed: the password is not a key of any workspace");
+    if (status === 403 && workspaceId !== null) throw clickhouseError('ACCESS_DENIED', `only an admin key may choose a workspace with ${WORKSPACE_HEADER}`);
     if (status === 403) throw clickhouseError('ACCESS_DENIED', 'a public key cannot read: the password must be a private key of the workspace');
+    if (status === 404) throw clickhouseError('UNKNOWN_DATABASE', `no workspace ${JSON.stringify(workspaceId)} (the ${WORKSPACE_HEADER} header)`);
     throw err;
   }
 }

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { hashKey, type KeyKind } from '../workspaces/api-keys';
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import { decodeBody } from './json-body';
-import { forbidden, unauthorized } from './problem';
+import { forbidden, notFound, unauthorized } from './problem';
 
 /** What a route needs: `ingest` takes any key, `private` a private or admin key, `admin` an admin key. */
 export type Scope = 'ingest' | 'private' | 'admin';
@@ -37,19 +37,50 @@ export function keyIdOf(request: Request): string {
   return keyHashOf(request).slice(0, KEY_ID_DIGITS);
 }
 
-/** Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too weak. */
-export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope): Principal {
-  return authorize(store, bearerKey(authorization), scope);
+/**
+ * The header with which an admin key acts on one workspace: its `workspaceId`. The request is
+ * then that workspace's, as if sent with its private key (the key stays an admin key, so it still
+ * manages workspaces). Any other key with it gets 403: the header never widens a key.
+ */
+export const WORKSPACE_HEADER = 'X-Workspace-Id';
+const WORKSPACE_HEADER_LOWER = WORKSPACE_HEADER.toLowerCase();
+
+/** The `X-Workspace-Id` of a request; null when it has none. */
+export function workspaceHeaderOf(request: Request): string | null {
+  return request.headers.get(WORKSPACE_HEADER_LOWER);
 }
 
-/** The principal of `key`, however it was sent: 401 when unknown, 403 when too weak for `scope`. */
-export function authorize(store: WorkspaceStore, key: string, scope: Scope): Principal {
-  const principal = store.resolve(key);
-  if (!principal) throw unauthorized('the key is not valid', 'invalid_token');
+/**
+ * Checks the bearer key against the route's scope: 401 when missing or unknown, 403 when too
+ * weak; with `workspaceId` (the X-Workspace-Id header), see `authorize`.
+ */
+export function authenticate(store: WorkspaceStore, authorization: string | undefined, scope: Scope, workspaceId?: string | null): Principal {
+  return authorize(store, bearerKey(authorization), scope, workspaceId);
+}
+
+/**
+ * The principal of `key`, however it was sent: 401 when unknown, 403 when too weak for `scope`.
+ * With `workspaceId` (the X-Workspace-Id header; null or undefined: none), an admin key acts on
+ * that workspace (404 when there is none such); any other key gets 403.
+ */
+export function authorize(store: WorkspaceStore, key: string, scope: Scope, workspaceId?: string | null): Principal {
+  const found = store.resolve(key);
+  if (!found) throw unauthorized('the key is not valid', 'invalid_token');
+  const principal = workspaceId === null || workspaceId === undefined ? found : actingOn(store, found, workspaceId);
   if (!ALLOWED[scope].includes(principal.kind)) {
     throw forbidden(`this route needs ${scope === 'admin' ? 'an admin' : 'a private'} key; ${principal.kind === 'public' ? 'a public' : 'a private'} key was sent`);
   }
   return principal;
+}
+
+/** An admin key's principal on the workspace `workspaceId` names. */
+function actingOn(store: WorkspaceStore, principal: Principal, workspaceId: string): Principal {
+  if (principal.kind !== 'admin') {
+    throw forbidden(`only an admin key may choose a workspace with ${WORKSPACE_HEADER}; a ${principal.kind} key acts on its own workspace only`);
+  }
+  const workspace = store.find(workspaceId.trim());
+  if (!workspace) throw notFound(`no workspace ${JSON.stringify(workspaceId)} (the ${WORKSPACE_HEADER} header)`);
+  return { workspace, kind: 'admin' };
 }
 
 /**
@@ -79,13 +110,14 @@ export function rememberPrincipal(request: Request, principal: Principal): Princ
 
 /**
  * The `scope` route option. The key is checked before the body is decoded or validated, so an
- * unauthenticated caller learns nothing about the route's input rules.
+ * unauthenticated caller learns nothing about the route's input rules. An admin key with
+ * X-Workspace-Id acts on that workspace (`authorize`): every route's `principal.workspace` is it.
  */
 export function auth(store: WorkspaceStore) {
   return new Elysia({ name: 'auth' }).macro({
     scope: (scope: Scope) => ({
       transform(ctx: { request: Request; headers: Record<string, string | undefined>; body: unknown }) {
-        rememberPrincipal(ctx.request, authenticate(store, ctx.headers.authorization, scope));
+        rememberPrincipal(ctx.request, authenticate(store, ctx.headers.authorization, scope, workspaceHeaderOf(ctx.request)));
         ctx.body = decodeBody(ctx.body);
       },
       resolve({ request }: { request: Request }) {

@@ -1,5 +1,5 @@
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
-import { authenticate, authorize, rememberPrincipal } from './auth';
+import { authenticate, authorize, rememberPrincipal, workspaceHeaderOf } from './auth';
 import { decodeBody, type JsonTypes } from './json-body';
 import { forbidden, unauthorized } from './problem';
 
@@ -11,18 +11,21 @@ const basicKeys = new Map<string, string>();
 /** Basic headers remembered, at most (only those of valid keys, so guesses cannot fill it). */
 const BASIC_KEYS = 1000;
 
-/** The caller of an `Authorization` header: Bearer, or HTTP Basic with the write key, as Segment's clients send it. */
-export function headerPrincipal(store: WorkspaceStore, authorization: string): Principal {
-  if (BEARER.test(authorization)) return authenticate(store, authorization, 'ingest');
+/**
+ * The caller of an `Authorization` header: Bearer, or HTTP Basic with the write key, as Segment's
+ * clients send it; `workspaceId` is the X-Workspace-Id header (an admin key's chosen workspace).
+ */
+export function headerPrincipal(store: WorkspaceStore, authorization: string, workspaceId: string | null = null): Principal {
+  if (BEARER.test(authorization)) return authenticate(store, authorization, 'ingest', workspaceId);
   const known = basicKeys.get(authorization);
-  if (known !== undefined) return authorize(store, known, 'ingest');
+  if (known !== undefined) return authorize(store, known, 'ingest', workspaceId);
   const match = BASIC.exec(authorization);
   if (!match) throw unauthorized('the Authorization header must be "Basic <base64 of writeKey:>" or "Bearer <key>"', 'invalid_request');
   const credentials = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = credentials.indexOf(':');
   // Segment's clients put the key in the user name; some put it in the password instead.
   const key = colon < 0 ? credentials : credentials.slice(0, colon) || credentials.slice(colon + 1);
-  const principal = authorize(store, key, 'ingest');
+  const principal = authorize(store, key, 'ingest', workspaceId);
   if (basicKeys.size >= BASIC_KEYS) basicKeys.clear();
   basicKeys.set(authorization, key);
   return principal;
@@ -33,7 +36,7 @@ export function headerPrincipal(store: WorkspaceStore, authorization: string): P
  * script tags, which cannot set headers. Only a public key: a private key there would end up in
  * logs, histories and page sources.
  */
-function writeKeyPrincipal(store: WorkspaceStore, body: unknown, url: string): Principal {
+function writeKeyPrincipal(store: WorkspaceStore, body: unknown, url: string, workspaceId: string | null): Principal {
   const inBody = body !== null && typeof body === 'object' ? (body as { writeKey?: unknown }).writeKey : undefined;
   // The query string alone: a request without a Host header has a URL that `new URL` refuses.
   const query = url.indexOf('?');
@@ -44,7 +47,7 @@ function writeKeyPrincipal(store: WorkspaceStore, body: unknown, url: string): P
       'invalid_request',
     );
   }
-  const principal = authorize(store, key, 'ingest');
+  const principal = authorize(store, key, 'ingest', workspaceId);
   if (principal.kind !== 'public') {
     throw forbidden('only a public key may be sent as writeKey (body or query string); send private keys in the Authorization header');
   }
@@ -71,11 +74,12 @@ function checkOrigin(principal: Principal, origin: string | null): void {
 export function readCollectionRequest(store: WorkspaceStore, types: JsonTypes) {
   return (request: Request, rawBody: unknown, setBody: (body: unknown) => void): void => {
     const authorization = request.headers.get('authorization');
-    const fromHeader = authorization ? headerPrincipal(store, authorization) : undefined;
+    const workspaceId = workspaceHeaderOf(request);
+    const fromHeader = authorization ? headerPrincipal(store, authorization, workspaceId) : undefined;
     const body = decodeBody(rawBody, types);
     setBody(body);
     // Remembered before the origin check, so that its refusal is counted for the workspace.
-    const principal = rememberPrincipal(request, fromHeader ?? writeKeyPrincipal(store, body, request.url));
+    const principal = rememberPrincipal(request, fromHeader ?? writeKeyPrincipal(store, body, request.url, workspaceId));
     checkOrigin(principal, request.headers.get('origin'));
   };
 }

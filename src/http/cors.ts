@@ -11,6 +11,8 @@ export interface CorsOptions {
 
 /** Headers a preflight always allows, whatever the request asks for. */
 const BASE_ALLOWED_HEADERS = 'Authorization, Content-Type, Content-Encoding';
+/** And on the other routes, for a console hosted elsewhere: an admin key's chosen workspace. */
+const CONSOLE_ALLOWED_HEADERS = `${BASE_ALLOWED_HEADERS}, X-Workspace-Id`;
 /** A list of header names, as `Access-Control-Request-Headers` carries it. */
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 /** A day: browsers that allow that long (Chromium caps it at two hours) preflight once a day. */
@@ -19,9 +21,9 @@ const MAX_AGE_SECONDS = 86_400;
 const EXPOSED_HEADERS = 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id';
 
 /** The headers a preflight allows: ours, and whatever the SDK asks for (RudderStack's, for one). */
-function allowedHeaders(requested: string | null): string {
+function allowedHeaders(base: string, requested: string | null): string {
   const asked = requested?.trim();
-  return asked && HEADER_LIST.test(asked) ? `${BASE_ALLOWED_HEADERS}, ${asked}` : BASE_ALLOWED_HEADERS;
+  return asked && HEADER_LIST.test(asked) ? `${base}, ${asked}` : base;
 }
 
 /**
@@ -50,7 +52,7 @@ export function cors(options: CorsOptions) {
       headers: {
         'access-control-allow-origin': origin,
         'access-control-allow-methods': collection ? 'POST' : 'GET, POST, PUT, DELETE',
-        'access-control-allow-headers': allowedHeaders(request.headers.get('access-control-request-headers')),
+        'access-control-allow-headers': allowedHeaders(collection ? BASE_ALLOWED_HEADERS : CONSOLE_ALLOWED_HEADERS, request.headers.get('access-control-request-headers')),
         'access-control-max-age': String(MAX_AGE_SECONDS),
         vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
       },

@@ -36,7 +36,12 @@ export function openApi(assets: ConsoleAssets) {
       ],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'A public, private or admin key: `Authorization: Bearer <key>`.' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A public, private or admin key: `Authorization: Bearer <key>`. With an admin key, `X-Workspace-Id: <workspaceId>` makes the request act on that workspace as its private key would (404 for an unknown id, 403 with any other key).',
+          },
           basic: { type: 'http', scheme: 'basic', description: 'Segment routes: the write key (a public key) as user name, empty password.' },
         },
       },

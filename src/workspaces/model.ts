@@ -66,6 +66,28 @@ export type WorkspaceInput = typeof WorkspaceInput.static;
 export const CreatedWorkspace = t.Composite([Workspace, t.Object({ publicApiKey: t.String(), privateApiKey: t.String() })]);
 export type CreatedWorkspace = typeof CreatedWorkspace.static;
 
+const RotatableKind = t.Union([t.Literal('public'), t.Literal('private')], { error: 'must be "public" or "private"' });
+
+/** The body of `POST /workspaces/{workspaceId}/keys`: which of the workspace's keys to replace. */
+export const KeyRotationInput = t.Object(
+  { kind: RotatableKind },
+  { additionalProperties: false, examples: [{ kind: 'private' }] },
+);
+export type KeyRotationInput = typeof KeyRotationInput.static;
+
+/** A workspace's new key, shown this once and stored only as a hash; the old ones of its kind are revoked. */
+export const RotatedKey = t.Object({
+  workspaceId: t.String({ format: 'uuid' }),
+  kind: RotatableKind,
+  apiKey: t.String({ description: 'The new key (`pk_…` or `sk_…`), shown this once: only its SHA-256 is stored.' }),
+  createdAt: t.String({ format: 'date-time' }),
+  revokedKeys: t.Integer({
+    minimum: 0,
+    description: "How many of the workspace's keys of this kind were revoked: they answer 401 from now on. The environment's keys (the default workspace's) are never among them.",
+  }),
+});
+export type RotatedKey = typeof RotatedKey.static;
+
 export const WorkspacesPage = Page(Workspace);
 
 export const WorkspaceIdParams = t.Object({ workspaceId: t.String() });

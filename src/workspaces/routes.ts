@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
 import { pageOf } from '../http/pagination';
 import { BODY_PROBLEMS, problems } from '../http/problem';
-import { CreatedWorkspace, ListWorkspacesQuery, Workspace, WorkspaceIdParams, WorkspaceInput, WorkspacesPage } from './model';
+import { CreatedWorkspace, KeyRotationInput, ListWorkspacesQuery, RotatedKey, Workspace, WorkspaceIdParams, WorkspaceInput, WorkspacesPage } from './model';
 import type { WorkspaceStore } from './workspace-store';
 
 /** `/workspaces`: managed with an admin key only. */
@@ -43,5 +43,25 @@ export function workspaceRoutes(store: WorkspaceStore) {
       params: WorkspaceIdParams,
       response: { 200: Workspace, ...problems(400, 401, 403, 404, 503) },
       detail: { tags: ['Workspaces'], summary: 'Delete a workspace', description: 'Revokes its keys at once and drops its database. Answers the deleted workspace.' },
-    });
+    })
+    .post(
+      '/workspaces/:workspaceId/keys',
+      async ({ params, body, set }) => {
+        const rotated = await store.rotateKey(params.workspaceId, body.kind);
+        set.status = 201;
+        return rotated;
+      },
+      {
+        scope: 'admin',
+        params: WorkspaceIdParams,
+        body: KeyRotationInput,
+        response: { 201: RotatedKey, ...problems(...BODY_PROBLEMS, 401, 403, 404) },
+        detail: {
+          tags: ['Workspaces'],
+          summary: 'Rotate a key',
+          description:
+            "Issues a new public or private key for the workspace, returned this once, and revokes the workspace's keys of that kind at once (401 from the next request; in other processes within WORKSPACE_CHANGE_POLL_MS). The environment's keys are not touched.",
+        },
+      },
+    );
 }

@@ -49,9 +49,16 @@ export class WorkspaceRecords {
     return rows.map((row) => ({ workspace: toWorkspace(row), version: Number(row.version) }));
   }
 
-  /** The highest version of any workspace row, deleted ones included: how far this node's copy goes. */
+  /**
+   * The highest version of any workspace or key row, deleted ones included: how far this node's
+   * copy goes (a key rotation writes key rows only).
+   */
   async latestVersion(): Promise<bigint> {
-    const [row] = await this.storage.query(`SELECT toString(max(version)) AS v FROM ${this.meta}.workspaces`, {}, 'write');
+    const [row] = await this.storage.query(
+      `SELECT toString(greatest((SELECT max(version) FROM ${this.meta}.workspaces), (SELECT max(version) FROM ${this.meta}.api_keys))) AS v`,
+      {},
+      'write',
+    );
     return BigInt(String(row?.v ?? '0'));
   }
 
@@ -81,12 +88,17 @@ export class WorkspaceRecords {
   }
 
   writeKeys(keys: readonly KeyRecord[], version: number, deleted = false): Promise<void> {
+    return deleted ? this.replaceKeys([], keys, version) : this.replaceKeys(keys, [], version);
+  }
+
+  /**
+   * Adds keys and revokes others as one insert (a rotation), so that every process, and every
+   * replica, sees both or neither.
+   */
+  replaceKeys(added: readonly KeyRecord[], revoked: readonly KeyRecord[], version: number): Promise<void> {
     const createdAt = toEngineDateTime(BigInt(version));
-    return this.storage.insert(
-      this.metaDatabase,
-      'api_keys',
-      jsonLines(keys.map((k) => ({ ...k, createdAt, version, isDeleted: deleted ? 1 : 0 }))),
-    );
+    const row = (k: KeyRecord, isDeleted: number) => ({ keyHash: k.keyHash, workspaceId: k.workspaceId, kind: k.kind, createdAt, version, isDeleted });
+    return this.storage.insert(this.metaDatabase, 'api_keys', jsonLines([...added.map((k) => row(k, 0)), ...revoked.map((k) => row(k, 1))]));
   }
 
   async databaseExists(name: string): Promise<boolean> {

@@ -11,7 +11,7 @@ import type { Storage } from '../storage/storage';
 import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
 import { databaseNameFor, withRandomSuffix } from './database-names';
 import { normalizeOrigin } from '../http/origins';
-import { ANY_ORIGIN, type CreatedWorkspace, type Workspace, type WorkspaceInput } from './model';
+import { ANY_ORIGIN, type CreatedWorkspace, type RotatedKey, type Workspace, type WorkspaceInput } from './model';
 import { applyRetention } from './retention';
 import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
@@ -255,6 +255,29 @@ export class WorkspaceStore {
       await this.announce(written[0]!.version);
       if (workspace.retentionDays !== current.retentionDays) await applyRetention(this.migrations, workspace.databaseName, workspace.retentionDays, true);
       return workspace;
+    });
+  }
+
+  /**
+   * Issues a new key of `kind` for the workspace and revokes its stored keys of that kind, in one
+   * insert: from the next request in this process, and in the others once they see the change
+   * counter move. The new key is returned this once. The environment's keys, which act on the
+   * default workspace, are settings and are not touched.
+   */
+  rotateKey(workspaceId: string, kind: 'public' | 'private'): Promise<RotatedKey> {
+    return this.exclusive(async () => {
+      await this.reload();
+      this.get(workspaceId);
+      const version = this.nextVersion();
+      const apiKey = generateKey(kind);
+      const added: KeyRecord = { keyHash: hashKey(apiKey).toString('hex'), workspaceId, kind };
+      const revoked = this.keys.recordsOf(workspaceId).filter((k) => k.kind === kind);
+      await this.records.replaceKeys([added], revoked, version);
+      for (const k of revoked) this.keys.delete(k.keyHash);
+      this.keys.add(Buffer.from(added.keyHash, 'hex'), { workspaceId, kind });
+      await this.announce(version);
+      this.log.info('workspace key rotated', { workspaceId, kind, revoked: revoked.length });
+      return { workspaceId, kind, apiKey, createdAt: toIsoString(BigInt(version)), revokedKeys: revoked.length };
     });
   }
 

@@ -124,6 +124,17 @@ describe('the private routes stay private', () => {
     }
   });
 
+  test('a listed origin may send X-Workspace-Id (an admin key acting on a workspace); an unlisted one may not', async () => {
+    const pre = await preflight('/events', CONSOLE, 'GET', '');
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Content-Encoding, X-Workspace-Id');
+    const defaultId = ((await (await svc.request('GET', '/whoami', { key: svc.privateKey })).json()) as { workspace: { workspaceId: string } }).workspace.workspaceId;
+    const res = await fetch(`${svc.url}/events?limit=1`, { headers: { origin: CONSOLE, authorization: `Bearer ${svc.privateKey}`, 'x-workspace-id': defaultId } });
+    expect(res.status).toBe(200);
+    expect(corsHeaders(res).origin).toBe(CONSOLE);
+    expect((await preflight('/events', PAGE, 'GET', 'authorization, x-workspace-id')).status).toBe(404);
+  });
+
   test('a preflight for GET /events from a page: refused, though POST /events is open', async () => {
     const res = await preflight('/events', PAGE, 'GET');
     expect(res.status).toBe(404);
