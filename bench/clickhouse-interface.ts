@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { buildConfig, readEnvFile } from '../src/config';
 import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
-import { freePort, KEYS, ROOT, runScript, startService } from './lib/processes';
+import { bulkWorkspace } from './lib/bulk-workspace';
+import { KEYS, ROOT } from './lib/processes';
 import { median, ms, percentile } from './lib/stats';
 
 const smoke = process.argv.includes('--smoke');
@@ -37,16 +38,7 @@ const rows: string[] = [];
 try {
   const dataDir = join(workDir, 'data');
   console.error(`generating ${EVENTS.toLocaleString('en-US')} events in ${workDir}`);
-  const creator = await startService(dataDir, await freePort());
-  const created = await fetch(`${creator.url}/workspaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.private}` },
-    body: JSON.stringify({ name: DATABASE, databaseName: DATABASE }),
-  });
-  const { privateApiKey: key } = (await created.json()) as { privateApiKey: string };
-  await creator.stop();
-  await runScript('bench/data/generate.ts', [dataDir, DATABASE, String(EVENTS)]);
-
+  const { key } = await bulkWorkspace(dataDir, DATABASE, EVENTS);
   const config = buildConfig(readEnvFile(join(ROOT, '.env.defaults')), { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private });
   const svc = await startServiceHere(config, silentLogger);
   const sandbox = svc.storage.openSandbox({ timeoutMs: config.queryTimeoutMs, maxResultRows: config.queryMaxResultRows, maxResultBytes: config.queryMaxResultBytes, maxMemoryBytes: config.queryMaxMemoryBytes });

@@ -17,6 +17,11 @@ import type { EventStreams } from './events/stream';
 import { eventStreamRoutes } from './events/stream-routes';
 import type { Persons } from './persons/persons';
 import { personRoutes } from './persons/routes';
+import type { Insights } from './insights/insights';
+import { insightRoutes } from './insights/routes';
+import type { Dashboards } from './dashboards/dashboards';
+import { dashboardRoutes } from './dashboards/routes';
+import type { SavedInsights } from './dashboards/saved-insights';
 import { queryRoutes, type QueryRoutesDeps } from './queries/routes';
 import type { RegulationRunner } from './regulations/regulation-runner';
 import { regulationRoutes } from './regulations/routes';
@@ -72,6 +77,9 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   backups: BackupRunner;
   persons: Persons;
   cohorts: Cohorts;
+  insights: Insights;
+  savedInsights: SavedInsights;
+  dashboards: Dashboards;
   streams: EventStreams;
   /**
    * Whether a plain `POST /events` takes the fast path (src/collect-fast-path.ts): under Bun, when
@@ -135,6 +143,8 @@ export function createApp(deps: AppDeps) {
     .use(queryExportRoutes(deps))
     .use(personRoutes(deps.store, deps.persons))
     .use(cohortRoutes(deps.store, deps.cohorts))
+    .use(insightRoutes(deps.store, deps.insights))
+    .use(dashboardRoutes(deps.store, deps.savedInsights, deps.dashboards))
     .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))

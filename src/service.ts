@@ -22,6 +22,10 @@ import { IdentityLinks } from './persons/identity-links';
 import { Persons } from './persons/persons';
 import { CohortRecords } from './cohorts/cohort-records';
 import { Cohorts } from './cohorts/cohorts';
+import { Insights } from './insights/insights';
+import { Dashboards } from './dashboards/dashboards';
+import { DASHBOARDS, SAVED_INSIGHTS, VersionedRecords } from './dashboards/records';
+import { SavedInsights } from './dashboards/saved-insights';
 import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open';
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
@@ -61,6 +65,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs, changePollMs: config.workspaceChangePollMs }, log);
   await store.start();
+  // Early, to log the materializations a stop cut short as the engine takes them up again.
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
@@ -96,6 +101,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       readWaitMs: config.ingestReadWaitMs,
       ack,
       onInserted: (database, links) => identities.loaded(database, links),
+      linksOf: (database, events) => identities.linksOf(database, events),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);
@@ -188,6 +194,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const cohorts = new Cohorts(new CohortRecords(storage, config.metaDatabase), runner, loadedAndResolved);
   store.onRemove((workspace) => cohorts.removeWorkspace(workspace.workspaceId));
   const persons = new Persons(runner, cohorts, loadedAndResolved);
+  const insights = new Insights(runner, cohorts, loadedAndResolved);
+  const savedInsights = new SavedInsights(new VersionedRecords(storage, config.metaDatabase, SAVED_INSIGHTS));
+  const dashboards = new Dashboards(new VersionedRecords(storage, config.metaDatabase, DASHBOARDS), savedInsights, { insights, runner, ingested: loadedAndResolved, log });
+  store.onRemove((workspace) => savedInsights.removeWorkspace(workspace.workspaceId));
+  store.onRemove((workspace) => dashboards.removeWorkspace(workspace.workspaceId));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();
@@ -201,7 +212,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, streams, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,

@@ -13,7 +13,8 @@ export const EVENT_TYPES = ['page', 'track', 'identify', 'group'] as const;
 export const STORED_EVENT_TYPES = [...EVENT_TYPES, 'screen', 'alias'] as const;
 export type StoredEventType = (typeof STORED_EVENT_TYPES)[number];
 
-export const literalUnion = <T extends string>(values: readonly T[]) => t.Union(values.map((v) => t.Literal(v)), { error: `must be one of ${values.join(', ')}` });
+export const literalUnion = <T extends string>(values: readonly T[], description?: string) =>
+  t.Union(values.map((v) => t.Literal(v)), { error: `must be one of ${values.join(', ')}`, ...(description ? { description } : {}) });
 
 export const EventType = literalUnion(EVENT_TYPES);
 const StoredEventType = literalUnion(STORED_EVENT_TYPES);

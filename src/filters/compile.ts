@@ -91,6 +91,20 @@ function viewValue(property: string, columns: ReadonlySet<string>, params: SqlPa
   return columns.has(property) ? column(property) : jsonValue('traits', keysOf(property).slice(0, MAX_PROPERTY_DEPTH), params);
 }
 
+/**
+ * The text of a property (as filters compare it): of the event rows for `event`, else of the
+ * `persons` or `groups` view's rows (their traits and columns).
+ */
+export function propertyText(property: string, source: 'event' | 'person' | 'group', params: SqlParams): string {
+  if (source === 'event') return eventValue(property, params).text;
+  return viewValue(property, source === 'person' ? PERSON_COLUMNS : GROUP_COLUMNS, params).text;
+}
+
+/** The number of an event property (NULL where it is not one), as filters compare it. */
+export function eventPropertyNumber(property: string, params: SqlParams): string {
+  return eventValue(property, params).number;
+}
+
 const scalarText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 function valueCondition(filter: PropertyFilter, value: Value, params: SqlParams, pointer: string): string {

@@ -19,7 +19,8 @@ export const PropertyFilter = t.Object(
       error: 'must be a property name: keys joined by dots, none empty',
     }),
     source: t.Optional(t.Union([t.Literal('event'), t.Literal('person'), t.Literal('group')], { error: 'must be event, person or group' })),
-    operator: t.UnionEnum(OPERATORS, { error: `must be one of ${OPERATORS.join(', ')}` }),
+    // No default: Elysia's t.UnionEnum would fill a missing operator with its first value (eq).
+    operator: t.UnionEnum(OPERATORS, { error: `must be one of ${OPERATORS.join(', ')}`, default: undefined }),
     value: t.Optional(t.Union([Scalar, t.Array(Scalar, { maxItems: 1000 })])),
   },
   { additionalProperties: false },

@@ -57,6 +57,15 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
   }
   if (code === 'NOT_FOUND') return unrouted(request);
   if (code === 'PARSE') return invalidInput('the body could not be read', []);
+  return problemOf(error, log, { method: request.method, path: pathOf(request.url) });
+}
+
+/**
+ * The problem an error thrown while doing the work stands for; an unexpected one is logged with
+ * `where` and is a 500. Also for answers made of several parts that fail alone (a dashboard's tiles).
+ */
+export function problemOf(error: unknown, log: Logger, where: Record<string, unknown>): HttpProblem {
+  if (error instanceof HttpProblem) return error;
   if (answersAsProblem(error)) return error.toProblem();
   if (error instanceof MailboxFullError) return unavailable('too many requests are waiting; try again shortly', RETRY_AFTER_SECONDS);
   if (error instanceof ActorStoppedError) return unavailable('the service is shutting down', RETRY_AFTER_SECONDS);
@@ -64,7 +73,7 @@ function toProblem(code: string | number, error: unknown, log: Logger, request: 
     log.warn('storage unavailable', { err: error });
     return unavailable('storage is unavailable; try again shortly', RETRY_AFTER_SECONDS);
   }
-  log.error('unhandled error', { method: request.method, path: pathOf(request.url), err: error });
+  log.error('unhandled error', { ...where, err: error });
   return new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged');
 }
 

@@ -20,12 +20,12 @@ function mediaType(status: string, content: Json): string {
   return content['application/json'] ? 'application/json' : Object.keys(content)[0]!;
 }
 
-/** Drops our `error` messages from a schema, at every depth. */
+/** Drops our `error` messages (text) from a schema, at every depth; a property named `error` stays. */
 function withoutErrorMessages(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutErrorMessages);
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Json = {};
-  for (const [k, v] of Object.entries(schema)) if (k !== 'error') out[k] = withoutErrorMessages(v);
+  for (const [k, v] of Object.entries(schema)) if (k !== 'error' || typeof v !== 'string') out[k] = withoutErrorMessages(v);
   return out;
 }
 

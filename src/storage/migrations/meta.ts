@@ -190,4 +190,44 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, cohortId)`,
     ],
   },
+  {
+    version: 13,
+    name: 'saved_insights',
+    // Insights saved per workspace (a kind's request body, or SQL text, as JSON), versioned as
+    // cohorts are; a deleted workspace's are marked deleted with it.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.saved_insights ${onCluster} (
+        insightId String,
+        workspaceId String,
+        name String,
+        kind LowCardinality(String),
+        query String,
+        display Nullable(String),
+        createdAt DateTime64(6, 'UTC'),
+        updatedAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, insightId)`,
+    ],
+  },
+  {
+    version: 14,
+    name: 'dashboards',
+    // Dashboards per workspace: their tiles (saved insights on a grid) as JSON, versioned as cohorts are.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.dashboards ${onCluster} (
+        dashboardId String,
+        workspaceId String,
+        name String,
+        tiles String,
+        refreshSeconds Nullable(UInt32),
+        dateFrom Nullable(String),
+        dateTo Nullable(String),
+        createdAt DateTime64(6, 'UTC'),
+        updatedAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, dashboardId)`,
+    ],
+  },
 ];

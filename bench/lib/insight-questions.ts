@@ -1,0 +1,103 @@
+/**
+ * The questions of the insights benchmark (bench/insights.ts), each as a request to the service
+ * and as tuned SQL answering the same on the engine alone: what someone fluent in ClickHouse
+ * would write by hand over the `events_with_persons` view (UTC, the persons benchmark's mix).
+ */
+export interface InsightQuestion {
+  name: string;
+  kind: string;
+  body: unknown;
+  sql: string;
+  /** An absolute aim for the service's median, ms, where the issue names one. */
+  aim?: number;
+}
+
+const FUNNEL_STEPS = ['view_item', 'add_to_cart', 'purchase', 'share'];
+
+const LAST_30_DAYS = 'timestamp >= toStartOfDay(now64(6) - INTERVAL 30 DAY) AND timestamp <= now64(6)';
+
+export const INSIGHT_QUESTIONS: InsightQuestion[] = [
+  {
+    name: 'Trends: persons who purchased, per day, 30 days',
+    kind: 'trends',
+    body: { series: [{ event: 'purchase', math: 'persons' }], dateFrom: '-30d', interval: 'day' },
+    sql: `SELECT toDate(timestamp) AS day, uniqExact(personId) AS persons FROM events_with_persons
+      WHERE ${LAST_30_DAYS} AND event = 'purchase' GROUP BY GROUPING SETS ((day), ())`,
+  },
+  {
+    name: 'Trends: events per day by event name (top 5 and $other), 30 days',
+    kind: 'trends',
+    body: { series: [{ event: '$any' }], dateFrom: '-30d', interval: 'day', breakdown: { property: 'event', limit: 5 } },
+    sql: `SELECT if(event IN (SELECT event FROM events WHERE ${LAST_30_DAYS} GROUP BY event ORDER BY count() DESC, event LIMIT 5), event, '$other') AS value,
+        toDate(timestamp) AS day, count() AS events
+      FROM events WHERE ${LAST_30_DAYS} GROUP BY GROUPING SETS ((value, day), (value))`,
+  },
+  {
+    name: 'Trends: weekly active persons, per day, 30 days',
+    kind: 'trends',
+    body: { series: [{ event: '$any', math: 'wau' }], dateFrom: '-30d', interval: 'day' },
+    sql: `SELECT day, uniqExact(personId) AS persons
+      FROM (SELECT personId, arrayJoin(arrayMap(k -> toDate(timestamp) + k, range(7))) AS day FROM events_with_persons
+        WHERE timestamp >= toStartOfDay(now64(6) - INTERVAL 36 DAY) AND timestamp <= now64(6))
+      WHERE day >= toDate(now64(6) - INTERVAL 30 DAY) AND day <= today() GROUP BY day
+      UNION ALL SELECT NULL, uniqExact(personId) FROM events_with_persons WHERE ${LAST_30_DAYS}`,
+  },
+  {
+    name: 'Retention: weekly, recurring, any event to any event, 12 weeks',
+    kind: 'retention',
+    body: { startEvent: { event: '$any' }, returnEvent: { event: '$any' }, period: 'week', periods: 12 },
+    sql: `WITH toMonday(now64(6)) - 7 * 11 AS first
+      SELECT cohort, k, countIf(has(weeks, cohort + 7 * k)) AS persons
+      FROM (SELECT personId, groupUniqArray(toMonday(timestamp)) AS weeks FROM events_with_persons
+        WHERE timestamp >= toDateTime64(first, 6) AND timestamp <= now64(6) GROUP BY personId)
+      ARRAY JOIN weeks AS cohort
+      ARRAY JOIN range(toUInt32(dateDiff('week', cohort, toMonday(now64(6))) + 1)) AS k
+      GROUP BY cohort, k`,
+  },
+  {
+    name: 'Paths: 5 steps from signup, by person, 30 days',
+    kind: 'paths',
+    body: { start: 'signup', steps: 5, dateFrom: '-30d' },
+    sql: `SELECT concat(toString(i), '_', path[i]) AS source, concat(toString(i + 1), '_', path[i + 1]) AS target, count() AS persons
+      FROM (SELECT arraySlice(nodes, indexOf(nodes, 'signup'), 5) AS path
+        FROM (SELECT personId, arrayCompact(arrayMap(e -> e.3, arraySort(groupArray((timestamp, parsedAt, if(type = 'page', JSONExtractString(properties, 'path'), event)))))) AS nodes
+          FROM events_with_persons WHERE timestamp >= now64(6) - INTERVAL 30 DAY AND timestamp <= now64(6) AND type IN ('page', 'track')
+            AND (type = 'track' OR JSONExtractString(properties, 'path') != '')
+          GROUP BY personId)
+        WHERE has(nodes, 'signup'))
+      ARRAY JOIN arrayEnumerate(arrayPopBack(path)) AS i
+      GROUP BY source, target ORDER BY persons DESC, source, target LIMIT 50`,
+  },
+  {
+    name: 'Stickiness: days active of 30, any event, by person',
+    kind: 'stickiness',
+    body: { series: [{ event: '$any' }], dateFrom: '-30d', interval: 'day' },
+    sql: `SELECT days, count() AS persons
+      FROM (SELECT personId, uniqExact(toDate(timestamp)) AS days FROM events_with_persons WHERE ${LAST_30_DAYS} GROUP BY personId)
+      GROUP BY days ORDER BY days`,
+  },
+  {
+    name: 'Lifecycle: any event, by day, 30 days',
+    kind: 'lifecycle',
+    body: { series: [{ event: '$any' }], dateFrom: '-30d', interval: 'day' },
+    sql: `WITH toDate(now64(6)) - 30 AS first
+      SELECT day, status, if(status = 'dormant', -count(), count()) AS persons
+      FROM (
+        SELECT arrayJoin(arrayFilter(d -> d >= first AND d <= today(), arrayDistinct(arrayConcat(active, arrayMap(d -> d + 1, active))))) AS day,
+          if(has(active, day), multiIf(day = firstDay, 'new', has(active, day - 1), 'returning', 'resurrecting'), 'dormant') AS status
+        FROM (SELECT personId, groupUniqArrayIf(toDate(timestamp), toDate(timestamp) >= first - 1) AS active, toDate(min(timestamp)) AS firstDay
+          FROM events_with_persons WHERE timestamp <= now64(6) GROUP BY personId))
+      GROUP BY day, status`,
+  },
+  {
+    name: 'Funnels: 4 steps, ordered, with conversion times, by person, 30 days (tuned SQL: windowFunnel, levels only)',
+    kind: 'funnels',
+    body: { steps: FUNNEL_STEPS.map((event) => ({ event })), dateFrom: '-30d' },
+    // The engine's own funnel answers the levels reached and no times: a floor, not the same question.
+    sql: `SELECT ${FUNNEL_STEPS.map((_, k) => `countIf(level >= ${k + 1})`).join(', ')}
+      FROM (SELECT windowFunnel(1209600)(toDateTime(timestamp), ${FUNNEL_STEPS.map((s) => `event = '${s}'`).join(', ')}) AS level
+        FROM events_with_persons WHERE timestamp >= now64(6) - INTERVAL 30 DAY AND timestamp <= now64(6) AND event IN (${FUNNEL_STEPS.map((s) => `'${s}'`).join(', ')})
+        GROUP BY personId)`,
+    aim: 1000,
+  },
+];

@@ -1,0 +1,60 @@
+import type { Row } from '../storage/storage';
+import { OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
+import { checkFunnel } from './funnel-checks';
+import { funnelEvents } from './funnel-events';
+import { fromSubquery, funnelWalk } from './funnel-walk';
+import { DEFAULT_WINDOW } from './funnel-window';
+import type { FunnelsQuery } from './model';
+import { timeRange } from './time-range';
+
+/**
+ * `POST /insights/funnels`: per breakdown value, how many actors converted to each step, and the
+ * times between steps (median and average, in seconds). One statement: the events that can be
+ * part of a conversion (`funnelEvents`), each actor's best conversion (`funnelWalk`), then counts
+ * and times per step. The median is `quantileExactInclusive(0.5)`: the middle time, or the mean
+ * of the two middle ones.
+ */
+export function compileFunnels(query: FunnelsQuery, context: CompileContext): CompiledInsight {
+  checkFunnel(query, context.pointer);
+  const window = query.window ?? DEFAULT_WINDOW;
+  // Months: the range is not split into periods, so this only bounds its length generously.
+  const range = timeRange(query, 'month', context.now, context.pointer, false);
+  const walk = funnelWalk(query, window, range, funnelEvents(query, window, range, context), context);
+  const steps = [...query.steps.keys()];
+  const reached = (k: number) => `depth >= ${k + 1}`;
+  const ifConverted = (k: number, aggregate: string) => `if(countIf(${reached(k)}) = 0, NULL, ${aggregate})`;
+  const times = steps.slice(1);
+  const breakdown = query.breakdown ? 'breakdownValue,\n  ' : '';
+  const order = query.breakdown ? `\nGROUP BY breakdownValue\nORDER BY breakdownValue = ${context.params.bind(OTHER_VALUE, 'String')}, counts[1] DESC, breakdownValue` : '';
+  const sql = `SELECT ${breakdown}[${steps.map((k) => `countIf(${reached(k)})`).join(', ')}] AS counts,
+  [${times.map((k) => ifConverted(k, `avgIf(times[${k}], ${reached(k)})`)).join(', ')}] AS averages,
+  [${times.map((k) => ifConverted(k, `quantileExactInclusiveIf(0.5)(times[${k}], ${reached(k)})`)).join(', ')}] AS medians
+${fromSubquery(walk)}${order}`;
+  return { sql, params: context.params.values, answer: (rows) => funnelsAnswer(query, rows) };
+}
+
+interface FunnelRow {
+  breakdownValue?: string;
+  counts: (number | string)[];
+  averages: (number | null)[];
+  medians: (number | null)[];
+}
+
+const fraction = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+
+function funnelsAnswer(query: FunnelsQuery, rows: Row[]) {
+  return {
+    results: (rows as unknown as FunnelRow[]).map((row) => {
+      const counts = row.counts.map(Number);
+      const steps = query.steps.map((step, k) => ({
+        event: step.event,
+        count: counts[k]!,
+        conversionRate: fraction(counts[k]!, counts[0]!),
+        stepConversionRate: fraction(counts[k]!, counts[k === 0 ? 0 : k - 1]!),
+        medianSeconds: k === 0 ? null : row.medians[k - 1]!,
+        averageSeconds: k === 0 ? null : row.averages[k - 1]!,
+      }));
+      return query.breakdown ? { breakdownValue: row.breakdownValue!, steps } : { steps };
+    }),
+  };
+}

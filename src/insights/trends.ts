@@ -1,0 +1,174 @@
+import { eventPropertyNumber } from '../filters/compile';
+import { invalidInput } from '../http/problem';
+import type { Row } from '../storage/storage';
+import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
+import { evaluateFormula, parseFormula } from './formula';
+import { PROPERTY_MATHS, type TrendMath, type TrendSeries, type TrendsQuery } from './model';
+import { bindRange, periodKey, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
+
+/**
+ * Trends: per series and period, a count, the actors or an aggregate of a numeric property
+ * (docs/api/insights.md). One statement: a branch per series (and per range, with `compare`),
+ * each grouped by breakdown value and period, with a total per breakdown value over the range.
+ */
+
+/** The active-users maths: actors active in this many days ending with each period. */
+const ACTIVE_WINDOW_DAYS: Partial<Record<TrendMath, number>> = { dau: 1, wau: 7, mau: 30 };
+
+const QUANTILES: Partial<Record<TrendMath, number>> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+type Compare = 'current' | 'previous';
+
+function aggregate(series: TrendSeries, index: number, context: CompileContext): string {
+  const math = series.math ?? 'total';
+  if (math === 'total') return 'count()';
+  if (math === 'persons' || ACTIVE_WINDOW_DAYS[math] !== undefined) return 'uniqExact(personId)';
+  if (math === 'groups') return "uniqExactIf(groupId, groupId != '')";
+  if (series.property === undefined) {
+    throw invalidInput(`the ${math} of a series needs a numeric property`, [{ pointer: `${context.pointer}/series/${index}/property`, detail: `must name the event property to take the ${math} of` }]);
+  }
+  const value = eventPropertyNumber(series.property, context.params);
+  const quantile = QUANTILES[math];
+  // quantileExactInclusive interpolates between the two nearest values, as spreadsheets do.
+  return quantile !== undefined ? `quantileExactInclusive(${quantile})(${value})` : `${math}(${value})`;
+}
+
+/**
+ * The periods an event counts for under an active-users math of `days`: those whose last day is
+ * one of the `days` days from the event's own.
+ */
+function activePeriods(days: number, interval: TimeRange['interval'], tz: string): string {
+  const day = (k: string) => `(toDate(timestamp, ${tz}) + ${k})`;
+  const offsets = `range(${days})`;
+  if (interval === 'day') return `arrayMap(k -> toString(${day('k')}), ${offsets})`;
+  if (interval === 'week') return `arrayMap(k -> toString(toMonday(${day('k')})), arrayFilter(k -> toDayOfWeek(${day('k')}) = 7, ${offsets}))`;
+  return `arrayMap(k -> toString(toStartOfMonth(${day('k')})), arrayFilter(k -> toLastDayOfMonth(${day('k')}) = ${day('k')}, ${offsets}))`;
+}
+
+interface Branch {
+  series: TrendSeries;
+  index: number;
+  /** The series' own conditions (event, its filters, the query's filters). */
+  matches: string;
+  range: TimeRange;
+  compare: Compare;
+}
+
+function branchSql({ series, index, matches, range, compare }: Branch, from: string, breakdownValue: string, context: CompileContext): string {
+  const head = `SELECT ${index} AS series, '${compare}' AS compare`;
+  const days = ACTIVE_WINDOW_DAYS[series.math ?? 'total'];
+  const { tz } = bindRange(range, context.params);
+  if (days === undefined) {
+    // The period is a column of the subquery, so that the totals' rows carry '' as their period.
+    return `${head}, breakdownValue, period, toFloat64(${aggregate(series, index, context)}) AS value
+      FROM (SELECT *, ${breakdownValue} AS breakdownValue, ${periodKey('timestamp', range.interval, tz)} AS period FROM ${from} WHERE ${inRange(range, context)} AND ${matches})
+      GROUP BY GROUPING SETS ((breakdownValue, period), (breakdownValue))`;
+  }
+  // Events of the days before the range count for its first periods.
+  const first = wallTime(Number(range.from / 1000n), range.timezone);
+  const since = zonedInstant(range.timezone, first.year, first.month, first.day - (days - 1));
+  const window = bindRange({ ...range, from: BigInt(since) * 1000n }, context.params);
+  const keys = context.params.bind(range.periods.map((p) => p.key), 'Array(String)');
+  return `${head}, breakdownValue, period, toFloat64(uniqExact(personId)) AS value
+      FROM (SELECT personId, ${breakdownValue} AS breakdownValue, arrayJoin(${activePeriods(days, range.interval, tz)}) AS period
+        FROM ${from} WHERE timestamp >= ${window.from} AND timestamp <= ${window.to} AND ${matches})
+      WHERE has(${keys}, period) GROUP BY breakdownValue, period
+    UNION ALL
+    ${head}, ${breakdownValue} AS breakdownValue, '' AS period, toFloat64(uniqExact(personId)) AS value
+      FROM ${from} WHERE ${inRange(range, context)} AND ${matches} GROUP BY breakdownValue`;
+}
+
+export interface TrendResult {
+  label: string;
+  series?: number;
+  breakdownValue?: string;
+  compare?: Compare;
+  labels: string[];
+  data: number[];
+  total: number;
+}
+
+const finite = (value: unknown) => {
+  const n = Number(value);
+  return value !== null && Number.isFinite(n) ? n : 0;
+};
+
+/** The statement's rows by series, range and breakdown value: each period's value, and the total. */
+function collect(rows: readonly Row[]) {
+  const found = new Map<string, { values: Map<string, number>; total: number }>();
+  for (const row of rows) {
+    const key = `${row.series}\n${row.compare}\n${row.breakdownValue}`;
+    let entry = found.get(key);
+    if (!entry) found.set(key, (entry = { values: new Map(), total: 0 }));
+    if (row.period === '') entry.total = finite(row.value);
+    else entry.values.set(String(row.period), finite(row.value));
+  }
+  return found;
+}
+
+export function compileTrends(query: TrendsQuery, context: CompileContext): CompiledInsight {
+  const interval = query.interval ?? 'day';
+  const ranges: Record<Compare, TimeRange> = { current: timeRange(query, interval, context.now, context.pointer), previous: undefined as never };
+  if (query.compare) ranges.previous = previousRange(ranges.current, context.pointer);
+  const compares: Compare[] = query.compare ? ['current', 'previous'] : ['current'];
+  const formula = query.formula === undefined ? undefined : parseFormula(query.formula, query.series.length, `${context.pointer}/formula`);
+  const shared = eventFilters(query.filters, context, '/filters');
+  const from = eventsWithBreakdown(query.breakdown, context);
+
+  const branches: Branch[] = query.series.flatMap((series, index) => {
+    if (ACTIVE_WINDOW_DAYS[series.math ?? 'total'] !== undefined && interval === 'hour') {
+      throw invalidInput(`${series.math} counts active days: it needs an interval of a day or longer`, [{ pointer: `${context.pointer}/series/${index}/math`, detail: 'dau, wau and mau take the intervals day, week and month' }]);
+    }
+    const matches = `${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, `/series/${index}/filters`)} AND ${shared}`;
+    return compares.map((compare) => ({ series, index, matches, range: ranges[compare], compare }));
+  });
+  const breakdownValue = query.breakdown
+    ? topBreakdownValue(query.breakdown, from, `${inRange(ranges.current, context)} AND (${[...new Set(branches.map((b) => b.matches))].join(' OR ')})`, context)
+    : "''";
+  const sql = branches.map((branch) => branchSql(branch, from, breakdownValue, context)).join('\nUNION ALL\n');
+
+  return {
+    sql,
+    params: context.params.values,
+    answer(rows) {
+      const found = collect(rows);
+      const values = query.breakdown ? [...new Set(rows.map((r) => String(r.breakdownValue)))] : [''];
+      const totalOf = (value: string) => Math.max(...query.series.map((_, i) => found.get(`${i}\ncurrent\n${value}`)?.total ?? 0));
+      values.sort((a, b) => Number(a === OTHER_VALUE) - Number(b === OTHER_VALUE) || totalOf(b) - totalOf(a) || (a < b ? -1 : a > b ? 1 : 0));
+      const results: TrendResult[] = [];
+      const seriesResult = (index: number, value: string, compare: Compare) => {
+        const entry = found.get(`${index}\n${compare}\n${value}`);
+        const periods = ranges[compare].periods;
+        return { labels: periods.map((p) => p.label), data: periods.map((p) => entry?.values.get(p.key) ?? 0), total: entry?.total ?? 0 };
+      };
+      const decorate = (value: string, compare: Compare) => ({
+        ...(query.breakdown ? { breakdownValue: value } : {}),
+        ...(query.compare ? { compare } : {}),
+      });
+      if (formula) {
+        for (const value of values) {
+          for (const compare of compares) {
+            const each = query.series.map((_, i) => seriesResult(i, value, compare));
+            results.push({
+              label: query.formula!,
+              ...decorate(value, compare),
+              labels: each[0]!.labels,
+              data: each[0]!.data.map((_, j) => evaluateFormula(formula, each.map((s) => s.data[j]!))),
+              total: evaluateFormula(formula, each.map((s) => s.total)),
+            });
+          }
+        }
+        return { results };
+      }
+      query.series.forEach((series, index) => {
+        for (const value of values) {
+          if (!compares.some((compare) => found.has(`${index}\n${compare}\n${value}`)) && query.breakdown) continue;
+          for (const compare of compares) {
+            results.push({ label: series.event, series: index, ...decorate(value, compare), ...seriesResult(index, value, compare) });
+          }
+        }
+      });
+      return { results };
+    },
+  };
+}
