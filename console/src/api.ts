@@ -39,10 +39,18 @@ export async function problemOf(res: Response): Promise<ApiError> {
   return new ApiError(problem, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }
 
-/** A request with an explicit key (sign-in checks a key before it is the session's). */
-export async function requestWith(key: string, method: string, path: string, init: RequestInit = {}): Promise<Response> {
+/** A key, and for an admin key the workspace it acts on (sent as X-Workspace-Id; the id is no secret). */
+export interface Credentials {
+  key: string;
+  workspaceId?: string;
+}
+
+/** A request with explicit credentials (sign-in checks a key before it is the session's). */
+export async function requestWith(credentials: string | Credentials, method: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const { key, workspaceId } = typeof credentials === 'string' ? { key: credentials, workspaceId: undefined } : credentials;
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${key}`);
+  if (workspaceId) headers.set('x-workspace-id', workspaceId);
   return fetch(path, { ...init, method, headers, cache: 'no-store' });
 }
 
@@ -56,7 +64,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
   const init: RequestInit = { signal };
   if (body !== undefined) init.body = JSON.stringify(body);
   if (body !== undefined) init.headers = { 'content-type': 'application/json' };
-  const res = await requestWith(current.key, method, path, init);
+  const res = await requestWith(current, method, path, init);
   if (res.status === 401) signOut(REVOKED);
   if (!res.ok) throw await problemOf(res);
   return (await res.json()) as T;

@@ -1,4 +1,4 @@
-import { problemOf, requestWith } from './api';
+import { problemOf, requestWith, type Credentials } from './api';
 import type { Event } from './types';
 
 export interface StreamFilters {
@@ -21,9 +21,9 @@ export interface StreamHandlers {
  * Authorization header, and the key must never go in a URL. Resolves when the stream closes;
  * rejects with the ApiError of a refused request (401, 403, 429) or a network error.
  */
-export async function readEventStream(key: string, filters: StreamFilters, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
+export async function readEventStream(credentials: Credentials, filters: StreamFilters, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
-  const res = await requestWith(key, 'GET', `/events/stream${query.size ? `?${query}` : ''}`, { signal, headers: { accept: 'text/event-stream' } });
+  const res = await requestWith(credentials, 'GET', `/events/stream${query.size ? `?${query}` : ''}`, { signal, headers: { accept: 'text/event-stream' } });
   if (!res.ok || !res.body) throw await problemOf(res);
   handlers.onOpen();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -35,11 +35,22 @@ export interface Workspace {
   databaseName: string;
   createdAt: string;
   properties?: JsonObject;
+  /** Days its events are kept, 0 for ever (docs/api/workspaces.md). */
+  retentionDays?: number;
 }
 
 export interface CreatedWorkspace extends Workspace {
   publicApiKey: string;
   privateApiKey: string;
+}
+
+/** `POST /workspaces/{id}/keys`: the new key, shown once, and how many old ones were revoked. */
+export interface RotatedKey {
+  workspaceId: string;
+  kind: 'public' | 'private';
+  apiKey: string;
+  createdAt: string;
+  revokedKeys: number;
 }
 
 export interface KeyIdentity {
@@ -89,3 +100,69 @@ export interface QueriesResult {
 }
 
 export const EVENT_TYPES = ['page', 'track', 'identify', 'group', 'screen', 'alias'] as const;
+
+/** Saved insights, dashboards, persons and cohorts (docs/api/dashboards.md, persons.md, cohorts.md). */
+export type SavedKind = 'trends' | 'funnels' | 'retention' | 'paths' | 'stickiness' | 'lifecycle' | 'sql';
+
+export interface SavedInsight {
+  id: string;
+  name: string;
+  kind: SavedKind;
+  query: unknown;
+  display?: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Tile {
+  insightId: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface Dashboard {
+  id: string;
+  name: string;
+  tiles: Tile[];
+  refreshSeconds?: number;
+  dateFrom?: string;
+  dateTo?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One tile's answer in `GET /dashboards/{id}/results`: its result, or the problem it got. */
+export interface TileAnswer {
+  insightId: string;
+  kind?: SavedKind;
+  result?: unknown;
+  error?: { title: string; status: number; detail: string; errors?: Array<{ pointer?: string; detail: string }> };
+}
+
+export interface Person {
+  personId: string;
+  userId?: string;
+  userIds: string[];
+  anonymousIds: string[];
+  traits: JsonObject;
+  firstSeen: string;
+  lastSeen: string;
+  eventCount: number;
+}
+
+export type PropertyOperator = 'eq' | 'neq' | 'in' | 'not_in' | 'contains' | 'not_contains' | 'regex' | 'gt' | 'gte' | 'lt' | 'lte' | 'is_set' | 'is_not_set';
+
+export type CohortFilter =
+  | { property: string; source?: 'event' | 'person' | 'group'; operator: PropertyOperator; value?: string | number | boolean | Array<string | number | boolean> }
+  | { performed: string; atLeast?: number; withinDays: number };
+
+export interface Cohort {
+  id: string;
+  name: string;
+  filters: CohortFilter[];
+  createdAt: string;
+  updatedAt: string;
+  size: number;
+}

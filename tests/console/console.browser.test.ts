@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
-import { PROJECT_ROOT } from '../helpers/project-root';
+import { consoleMoves, offlinePage, SHOTS, type PageFaults } from '../helpers/console-page';
 import { createWorkspace, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import type { Logger } from '../../src/log';
 
@@ -19,9 +19,8 @@ import type { Logger } from '../../src/log';
 // type-checked without the DOM library (it would retype Node's fetch for every other file).
 declare const document: any;
 declare const location: { hash: string };
-declare const getComputedStyle: (element: unknown) => { backgroundColor: string };
+declare const getComputedStyle: (element: unknown) => { backgroundColor: string; lineHeight: string };
 
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(PROJECT_ROOT, 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'console-shots-'));
 const PLANS = ['free', 'pro', 'team'];
 const PAGES = ['/', '/pricing', '/docs', '/blog/launch'];
 
@@ -38,41 +37,6 @@ function seedEvents(): unknown[] {
     else events.push({ type: 'track', event: i % 5 === 0 ? 'purchase' : 'signup', userId: user, properties: { plan, amount: (i % 5) * 12 }, context: { locale: 'en-US' }, timestamp: at });
   }
   return events;
-}
-
-/** What a page did that it should not: requests to other hosts, errors, CSP violations. */
-interface PageFaults {
-  /** URLs asked for on hosts other than the service (each was failed). */
-  blocked: string[];
-  errors: string[];
-}
-
-/**
- * A page whose network is cut off from everything but `origin` (the service): any other request
- * is failed with "internet disconnected" and recorded. Page errors, console errors and
- * Content-Security-Policy violations are recorded too.
- */
-async function offlinePage(chromium: Chromium, origin: string): Promise<{ page: Page; faults: PageFaults }> {
-  const { page } = await chromium.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  const faults: PageFaults = { blocked: [], errors: [] };
-  await page.setRequestInterception(true);
-  page.on('request', (request) => {
-    const url = request.url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) return void request.continue();
-    faults.blocked.push(url);
-    void request.abort('internetdisconnected');
-  });
-  page.on('pageerror', (err) => faults.errors.push(`page error: ${(err as Error).message}`));
-  page.on('console', (message) => {
-    // Chromium logs each answer >= 400 (a 401 the test provokes, say); those are the test's to check.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) faults.errors.push(`console: ${message.text()}`);
-  });
-  // Runs in the page, as text: this file is type-checked without the DOM library.
-  await page.evaluateOnNewDocument(
-    "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`))",
-  );
-  return { page, faults };
 }
 
 describeInChromium('the console in Chromium', () => {
@@ -140,19 +104,27 @@ describeInChromium('the console in Chromium', () => {
     await shot('sign-in-public-key');
   });
 
-  test('live events: events sent through the API appear at the top; pause holds them; a click shows the JSON', async () => {
+  test('live events: the last stored ones on opening, then events sent through the API at the top; pause holds them; a click shows the JSON', async () => {
     await signInWith(svc.privateKey);
     await page.waitForSelector('.status-live');
+    // Opened, the page shows the events stored before, newest first, not an empty list (issue 29).
+    const storedTotal = ((await (await svc.request('GET', '/events?limit=0', { key: svc.privateKey })).json()) as { total: number }).total;
+    await page.waitForFunction((n: number) => document.querySelectorAll('.live-list li').length === n, {}, Math.min(500, storedTotal));
     const sentAt = performance.now();
     await sendEvents(svc, [{ type: 'track', event: 'checkout-started', userId: 'ada', properties: { cart: 3, total: 59.9 } }]);
     await waitForText('.live-list li:first-child', 'checkout-started');
     console.log(`console: a sent event was on screen ${Math.round(performance.now() - sentAt)} ms after POST /events was sent`);
     await sendEvents(svc, [
       { type: 'identify', userId: 'grace', traits: { plan: 'team' } },
-      { type: 'page', event: '/pricing', anonymousId: 'anon-9', properties: { path: '/pricing' } },
+      { type: 'page', anonymousId: 'anon-9', name: 'Pricing', properties: { path: '/pricing' } },
+      { type: 'page', anonymousId: 'anon-9', properties: { path: '/docs/start' } },
       { type: 'track', event: 'signup', userId: 'grace', properties: { plan: 'team', source: 'ad' } },
     ]);
     await waitForText('.live-list li:first-child', 'signup');
+    // A page view without an event name reads as its name, else its path (issue 29: it was "—").
+    expect(await page.$$eval('.live-list li:nth-child(-n+4) .live-event', (e) => e.map((x) => x.textContent))).toEqual(['signup', '/docs/start', 'Pricing', '—']);
+    // Properties read as key: value pairs, not JSON.
+    expect(await page.$eval('.live-list li:first-child .live-summary', (e) => e.textContent)).toBe('plan: team · source: ad');
     await shot('live');
 
     await press('Pause');
@@ -162,7 +134,7 @@ describeInChromium('the console in Chromium', () => {
     await press('Resume');
     await waitForText('.live-list li:first-child', 'while-paused');
 
-    await (await page.waitForSelector('.live-list li:last-child button'))!.click();
+    await page.$$eval('.live-list li button', (rows) => (rows.find((r) => r.textContent?.includes('checkout-started')) as any).click());
     await page.waitForSelector('dialog[open] .json');
     expect(await page.$eval('dialog[open] .json', (e) => e.textContent)).toContain('"checkout-started"');
     await shot('live-event-json');
@@ -170,8 +142,11 @@ describeInChromium('the console in Chromium', () => {
     await page.waitForSelector('dialog', { hidden: true });
 
     await page.select('#live-type', 'identify');
-    // The filter restarts the stream: the list empties, then the new stream opens.
-    await page.waitForFunction(() => document.querySelector('.live-list')?.childElementCount === 0);
+    // The filter restarts the stream with the last stored events of that type.
+    await page.waitForFunction(() => {
+      const types = [...document.querySelectorAll('.live-list .type')].map((t: any) => t.textContent);
+      return types.length > 0 && types.every((t) => t === 'identify');
+    });
     await page.waitForSelector('.status-live');
     await sendEvents(svc, [
       { type: 'track', event: 'filtered-out', userId: 'ada' },
@@ -179,6 +154,16 @@ describeInChromium('the console in Chromium', () => {
     ]);
     await waitForText('.live-list li:first-child', 'linus');
     expect(await page.$eval('.live-list', (l) => l.textContent)).not.toContain('filtered-out');
+
+    // Another page and back: the events and the filter are still there (issue 29: it emptied).
+    const shown = await page.$$eval('.live-list li', (e) => e.length);
+    await go('explorer');
+    await go('live');
+    expect(await page.$eval('#live-type', (s) => (s as any).value)).toBe('identify');
+    expect(await page.$$eval('.live-list li', (e) => e.length)).toBeGreaterThanOrEqual(shown);
+    await waitForText('.live-list li:first-child', 'linus');
+    await page.select('#live-type', '');
+    await waitForText('.live-list', 'filtered-out');
   });
 
   test('explorer: GET /events filters as a form, properties.<key> included, as a table', async () => {
@@ -194,6 +179,10 @@ describeInChromium('the console in Chromium', () => {
     await waitForText('.result-summary', `of ${expected.total} events`);
     const types = await page.$$eval('.vt-body .vt-row .vt-cell:nth-child(2)', (cells) => [...new Set(cells.map((c) => c.textContent))]);
     expect(types).toEqual(['track']);
+    // Properties read as key: value pairs, not as JSON (issue 29).
+    const properties = await page.$$eval('.vt-body .vt-row .vt-cell:nth-child(7)', (cells) => cells.map((c) => c.textContent ?? ''));
+    expect(properties.length).toBeGreaterThan(0);
+    for (const text of properties) expect(text).toStartWith('plan: team · ');
     await shot('explorer');
   });
 
@@ -241,6 +230,40 @@ describeInChromium('the console in Chromium', () => {
     await press('Run');
     await page.waitForSelector('.chart[data-kind="bars"] canvas');
     expect(readdirSync(downloads)).toEqual(['result.csv']);
+
+    // Bars start at zero: 30 against 19 is not drawn as 5 against 1 (issue 29).
+    await setSql("SELECT 'a' AS k, 30 AS n UNION ALL SELECT 'b', 19");
+    await press('Run');
+    await page.waitForFunction(() => document.querySelector('.chart[data-kind="bars"]')?.getAttribute('data-y-min') !== null);
+    expect(await page.$eval('.chart[data-kind="bars"]', (e) => e.getAttribute('data-y-min'))).toBe('0');
+
+    // A long line opens wrapped, not scrolled sideways; Recent entries end on a whole line.
+    const long = `SELECT event, count() AS n FROM events WHERE ${Array.from({ length: 12 }, (_, i) => `JSONExtractString(properties, 'key_${i}') != 'value ${i}'`).join(' AND ')} GROUP BY event`;
+    await setSql(long);
+    await press('Run');
+    await waitForText('[role="status"]', 'rows in');
+    await setSql('SELECT\n  event,\n  count() AS n,\n  uniqExact(userId) AS users,\n  min(timestamp) AS first\nFROM events\nGROUP BY event');
+    await press('Run');
+    await waitForText('[role="status"]', 'rows in');
+    await setSql(long);
+    await press('Run');
+    await waitForText('[role="status"]', 'rows in');
+    await go('explorer');
+    await go('sql');
+    await page.waitForSelector('pierce/.cm-content');
+    const scroller = await page.$eval('pierce/.cm-scroller', (e) => ({ left: (e as any).scrollLeft, width: (e as any).scrollWidth, visible: (e as any).clientWidth }));
+    expect(scroller.left).toBe(0);
+    expect(scroller.width).toBeLessThanOrEqual(scroller.visible);
+    const entries = await page.$$eval('.history-sql', (spans) =>
+      spans.map((s) => ({ height: (s as any).getBoundingClientRect().height, line: parseFloat(getComputedStyle(s).lineHeight) })),
+    );
+    expect(entries.length).toBeGreaterThanOrEqual(3);
+    for (const { height, line } of entries) {
+      const lines = height / line;
+      expect(Math.abs(lines - Math.round(lines))).toBeLessThan(0.05);
+      expect(Math.round(lines)).toBeLessThanOrEqual(3);
+    }
+    await shot('sql-recent');
   });
 
   test('webhooks: create (the secret shown once), send a test event, see deliveries, delete', async () => {
@@ -267,7 +290,7 @@ describeInChromium('the console in Chromium', () => {
     expect(((await (await svc.request('GET', '/webhooks', { key: svc.privateKey })).json()) as { total: number }).total).toBe(0);
   });
 
-  test('workspaces (admin key): create with the keys shown once, edit, delete after confirmation', async () => {
+  test('workspaces (admin key): create with the keys shown once, open it with the admin key, rotate its keys, edit, delete after confirmation', async () => {
     await go('workspaces');
     await page.waitForSelector('.data-table');
     await page.type('form[aria-label="New workspace"] input[name="name"]', 'Marketing site');
@@ -282,12 +305,95 @@ describeInChromium('the console in Chromium', () => {
     await waitForText('.data-table', 'Marketing site');
     await shot('workspaces');
 
+    // The switcher (issue 29): the admin key opens another workspace with X-Workspace-Id, no
+    // other key asked for or kept, and sees that workspace's events only.
+    const created = ((await (await svc.request('GET', '/workspaces', { key: svc.privateKey })).json()) as { results: Array<{ workspaceId: string; name: string }> }).results.find((w) => w.name === 'Marketing site')!;
+    await sendEvents(svc, [
+      { type: 'track', event: 'marketing-signup', userId: 'm1', properties: { campaign: 'spring' } },
+      { type: 'page', anonymousId: 'm-anon', properties: { path: '/landing' } },
+    ], publicKey);
+    await page.waitForFunction((id: string) => [...document.querySelectorAll('.workspace-switcher option')].some((o: any) => o.value === id), {}, created.workspaceId);
+    await page.select('.workspace-switcher', created.workspaceId);
+    await page.waitForFunction(() => document.querySelector('.workspace-name code')?.textContent === 'ws_marketing_site');
+    await go('live');
+    await page.waitForFunction(() => document.querySelectorAll('.live-list li').length === 2);
+    await waitForText('.live-list li', 'marketing-signup');
+    expect(await page.$$eval('.live-list li', (items) => items.some((li) => li.textContent?.includes('checkout-started')))).toBe(false);
+    expect(await page.$eval('.badge', (b) => b.textContent)).toBe('admin key');
+    expect(await page.$$eval('a.nav-link', (links) => links.map((l) => l.getAttribute('data-path')))).toContain('workspaces');
+    // The tab keeps the admin key and the workspace's id, nothing else.
+    const stored = await page.evaluate(() => Object.fromEntries(Object.keys(sessionStorage).map((k) => [k, sessionStorage.getItem(k)])));
+    expect(stored).toEqual({ 'console.key': svc.privateKey, 'console.workspace': created.workspaceId });
+    await shot('workspace-switch');
+    // A reload opens the same workspace again.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('.live-list li').length === 2);
+    expect(await page.$eval('.workspace-switcher', (s) => (s as any).selectedOptions[0].textContent)).toBe('Marketing site');
+
+    // Key rotation (issue 29), while the console acts on that very workspace: confirmed, the new
+    // key shown once with a copy button, the old one refused from then on.
+    await go('workspaces');
+    await press('Rotate private key', 'tr[data-name="Marketing site"]');
+    await waitForText('dialog[open]', 'stops working at once');
+    await shot('workspace-rotate-confirm');
+    await press('Rotate private key', 'dialog[open]');
+    await page.waitForSelector('dialog[open] .secret');
+    const rotatedKey = await page.$eval('dialog[open] .secret', (e) => e.textContent ?? '');
+    expect(rotatedKey).toMatch(/^sk_/);
+    expect(await page.$$eval('dialog[open] .copyable button', (b) => b.map((x) => x.textContent))).toEqual(['Copy']);
+    await shot('workspace-key-rotated');
+    await press('I have copied it', 'dialog[open]');
+    await waitForText('.notice', 'Rotated the private key of Marketing site');
+    expect((await svc.request('GET', '/whoami', { key: privateKey })).status).toBe(401);
+    expect((await svc.request('GET', '/whoami', { key: rotatedKey })).status).toBe(200);
+    // In another tab: the old key no longer opens the console, the new one does.
+    const { page: other, faults: otherFaults } = await offlinePage(chromium, svc.url);
+    const otherMoves = consoleMoves(other);
+    await other.goto(`${svc.url}/console`);
+    await otherMoves.signInWith(privateKey);
+    await otherMoves.waitForText('.sign-in-message', 'does not know this key');
+    await otherMoves.shot('sign-in-rotated-key');
+    await otherMoves.signInWith(rotatedKey);
+    await other.waitForSelector('.status-live');
+    await other.waitForFunction(() => document.querySelectorAll('.live-list li').length === 2);
+    expect(await other.$eval('.badge', (b) => b.textContent)).toBe('private key');
+    await other.close();
+    expect(otherFaults).toEqual({ blocked: [], errors: [] });
+    // The public key too: the console still works on the workspace, which never held either key.
+    await press('Rotate public key', 'tr[data-name="Marketing site"]');
+    await press('Rotate public key', 'dialog[open]');
+    await page.waitForSelector('dialog[open] .secret');
+    const rotatedPublic = await page.$eval('dialog[open] .secret', (e) => e.textContent ?? '');
+    await press('I have copied it', 'dialog[open]');
+    expect((await svc.request('POST', '/events', { key: publicKey, body: { events: [{ type: 'track', event: 'old-key' }] } })).status).toBe(401);
+    await sendEvents(svc, [{ type: 'track', event: 'new-public-key', userId: 'm2' }], rotatedPublic);
+    await waitForText('.notice', 'Rotated the public key of Marketing site');
+    await page.setViewport({ width: 390, height: 844 });
+    await shot('workspaces-phone');
+    await page.setViewport({ width: 1280, height: 800 });
+    await go('live');
+    await waitForText('.live-list li', 'new-public-key');
+
+    const defaultId = ((await (await svc.request('GET', '/whoami', { key: svc.privateKey })).json()) as { workspace: { workspaceId: string } }).workspace.workspaceId;
+    await page.select('.workspace-switcher', defaultId);
+    // Drawn again for the default workspace: its database in the top bar, no X-Workspace-Id kept.
+    await page.waitForFunction((db: string) => document.querySelector('.workspace-name code')?.textContent === db, {}, svc.config.defaultWorkspaceDatabase);
+    expect(await page.evaluate(() => sessionStorage.getItem('console.workspace'))).toBeNull();
+    expect(await page.$eval('.workspace-switcher', (s) => (s as any).selectedOptions[0].textContent)).toBe('Default (default)');
+    await go('workspaces');
+    await waitForText('.data-table', 'Marketing site');
+
     await press('Edit', 'tr[data-name="Marketing site"]');
     await page.waitForSelector('dialog[open] input[name="name"]');
     await page.$eval('dialog[open] input[name="name"]', (input) => ((input as unknown as { value: string }).value = 'Marketing'));
+    // The retention is in the edit dialog (issue 29).
+    expect(await page.$eval('dialog[open] input[name="retentionDays"]', (input) => (input as any).value)).toBe('0');
+    await page.$eval('dialog[open] input[name="retentionDays"]', (input) => ((input as any).value = '90'));
     await press('Save', 'dialog[open]');
     await waitForText('.notice', 'Saved');
     await waitForText('.data-table', 'Marketing');
+    await waitForText('tr[data-name="Marketing"]', '90 days');
+    expect(((await (await svc.request('GET', `/workspaces/${created.workspaceId}`, { key: svc.privateKey })).json()) as { retentionDays: number }).retentionDays).toBe(90);
 
     await press('Delete', 'tr[data-name="Marketing"]');
     await page.waitForSelector('dialog[open]');
@@ -296,7 +402,7 @@ describeInChromium('the console in Chromium', () => {
     await press('Delete', 'tr[data-name="Marketing"]');
     await press('Delete workspace', 'dialog[open]');
     await waitForText('.notice', 'Deleted Marketing');
-    expect((await svc.request('GET', '/whoami', { key: privateKey })).status).toBe(401);
+    expect((await svc.request('GET', '/whoami', { key: rotatedKey })).status).toBe(401);
   });
 
   test('signing out forgets the key; a key revoked mid-session returns to the sign-in page', async () => {

@@ -71,6 +71,8 @@ export function sqlEditor(host: HTMLElement, initial: string, run: () => void): 
         Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run(), true) }])),
         keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
         EditorView.contentAttributes.of({ 'aria-label': 'SQL statement' }),
+        // A long line wraps: opened, it would otherwise show scrolled to wherever the cursor is.
+        EditorView.lineWrapping,
       ],
     }),
   });
@@ -80,7 +82,7 @@ export function sqlEditor(host: HTMLElement, initial: string, run: () => void): 
       closeCompletion(view);
       return view.state.doc.toString();
     },
-    setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
+    setText: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: { anchor: 0 }, scrollIntoView: true }),
     setCompletions: (columns, snippets) =>
       view.dispatch({
         effects: [

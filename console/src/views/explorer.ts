@@ -2,11 +2,14 @@ import { api, describeError } from '../api';
 import { h } from '../dom';
 import { EVENT_TYPES, type Event, type Page, type Row } from '../types';
 import { formatCount, formatTime, cellText } from '../ui/format';
+import { keyValueText } from '../ui/key-values';
 import { notice } from '../ui/notice';
 import { virtualTable } from '../ui/table';
 import { showEvent } from './live';
 
 const COLUMNS = ['timestamp', 'type', 'event', 'userId', 'anonymousId', 'groupId', 'properties', 'context'];
+/** Columns holding objects: shown as `key: value` pairs, not as JSON. */
+const OBJECT_COLUMNS = new Set(['properties', 'traits', 'context']);
 const TEXT_FILTERS = ['event', 'userId', 'anonymousId', 'groupId', 'instanceId'] as const;
 const ORDER_FIELDS = ['timestamp', 'parsedAt', 'type', 'event', 'userId', 'anonymousId', 'groupId', 'instanceId', 'uuid'];
 const PAGE_SIZES = [50, 100, 500, 1000];
@@ -95,7 +98,7 @@ export function explorerView(root: HTMLElement): void {
           columns: COLUMNS,
           rows: page.results as unknown as Row[],
           onOpen: (row) => showEvent(row as unknown as Event),
-          format: (c, v) => (c === 'timestamp' && typeof v === 'string' ? formatTime(v) : cellText(v)),
+          format: (c, v) => (c === 'timestamp' && typeof v === 'string' ? formatTime(v) : OBJECT_COLUMNS.has(c) ? keyValueText(v) : cellText(v)),
         }),
       );
     } catch (err) {

@@ -1,11 +1,13 @@
 import { ApiError, api, describeError, REVOKED } from '../api';
 import { h, typingIn } from '../dom';
-import { session, signOut } from '../session';
+import { onSignOut, session, signOut } from '../session';
 import { readEventStream, type StreamFilters } from '../stream';
-import { EVENT_TYPES, type Event, type KeyIdentity } from '../types';
+import { EVENT_TYPES, type Event, type KeyIdentity, type Page } from '../types';
 import { openDialog } from '../ui/dialog';
+import { eventLabel } from '../ui/event-label';
 import { formatCount, formatTime } from '../ui/format';
 import { jsonView } from '../ui/json-view';
+import { keyValueText } from '../ui/key-values';
 import { notice } from '../ui/notice';
 
 /** Events kept on the page; older ones leave the bottom of the list. */
@@ -17,7 +19,23 @@ const FILTER_DEBOUNCE_MS = 300;
 
 function summary(e: Event): string {
   const data = e.properties ?? e.traits ?? e.context;
-  return data ? JSON.stringify(data) : '';
+  return data ? keyValueText(data) : '';
+}
+
+/**
+ * What the page showed when it was left, so that coming back to it shows the same events (and
+ * filters) at once, before the last 500 are read again. Kept in memory only, per workspace.
+ */
+let kept: { workspaceId: string; filters: Required<StreamFilters>; events: Event[] } | undefined;
+onSignOut(() => (kept = undefined));
+
+/** GET /events's parameters for the stream's filters: the newest stored first. */
+function backfillQuery(filters: StreamFilters): string {
+  const params = new URLSearchParams(Object.entries(filters).filter(([, v]) => v) as Array<[string, string]>);
+  params.set('orderByField', 'parsedAt');
+  params.set('orderByDirection', 'DESC');
+  params.set('limit', String(MAX_ROWS));
+  return params.toString();
 }
 
 export function showEvent(e: Event): void {
@@ -25,8 +43,9 @@ export function showEvent(e: Event): void {
 }
 
 /**
- * Live events: the workspace's events as they are stored, newest first, from GET /events/stream.
- * Pausing keeps the stream open and holds new events back until resumed; `p` toggles it.
+ * Live events: the workspace's events as they are stored, newest first: the last 500 from
+ * GET /events when the page opens, then new ones from GET /events/stream. Pausing keeps the
+ * stream open and holds new events back until resumed; `p` toggles it.
  */
 export function liveView(root: HTMLElement): () => void {
   const typeSelect = h('select', { id: 'live-type', 'aria-label': 'Type' }, h('option', { value: '' }, 'All types'), ...EVENT_TYPES.map((t) => h('option', { value: t }, t)));
@@ -49,9 +68,17 @@ export function liveView(root: HTMLElement): () => void {
     body,
   );
 
+  const workspaceId = session()!.identity.workspace.workspaceId;
+  if (kept?.workspaceId === workspaceId) {
+    typeSelect.value = kept.filters.type;
+    eventInput.value = kept.filters.event;
+    userInput.value = kept.filters.userId;
+  }
   let paused = false;
   let held: Event[] = [];
-  let shown = 0;
+  /** The events on the page, newest first, at most MAX_ROWS; `ids` holds their uuids. */
+  let shown: Event[] = kept?.workspaceId === workspaceId ? kept.events : [];
+  let ids = new Set(shown.map((e) => e.uuid));
   let received = 0;
   let controller: AbortController | undefined;
   let retry = 0;
@@ -75,7 +102,7 @@ export function liveView(root: HTMLElement): () => void {
         { type: 'button', class: 'live-row' },
         h('time', { datetime: e.timestamp }, formatTime(e.timestamp)),
         h('span', { class: `type type-${e.type}` }, e.type),
-        h('span', { class: 'live-event' }, e.event || '—'),
+        h('span', { class: 'live-event' }, eventLabel(e)),
         h('span', { class: 'live-user' }, e.userId || e.anonymousId || ''),
         h('span', { class: 'live-summary' }, summary(e)),
       ),
@@ -83,20 +110,47 @@ export function liveView(root: HTMLElement): () => void {
     item.firstElementChild!.addEventListener('click', () => showEvent(e));
     return item;
   };
+  /** New events (oldest first, as they arrive) go on top; the oldest leave the bottom. */
   const show = (events: Event[]) => {
-    if (events.length === 0) return;
+    const fresh = events.filter((e) => !ids.has(e.uuid));
+    if (fresh.length === 0) return;
     empty.hidden = true;
     const fragment = document.createDocumentFragment();
-    for (let i = events.length - 1; i >= 0; i--) fragment.append(row(events[i]!));
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      fragment.append(row(fresh[i]!));
+      shown.unshift(fresh[i]!);
+      ids.add(fresh[i]!.uuid);
+    }
     list.prepend(fragment);
-    shown += events.length;
-    while (shown > MAX_ROWS) {
+    while (shown.length > MAX_ROWS) {
+      ids.delete(shown.pop()!.uuid);
       list.lastElementChild?.remove();
-      shown--;
+    }
+  };
+  /** Draws `events` (newest first) in place of the list. */
+  const showAll = (events: Event[]) => {
+    shown = events.slice(0, MAX_ROWS);
+    ids = new Set(shown.map((e) => e.uuid));
+    list.replaceChildren(...shown.map(row));
+    empty.hidden = shown.length > 0;
+  };
+  /**
+   * The last stored events, read when the stream opens: those the stream brought meanwhile stay
+   * on top, and what was kept from an earlier visit is replaced by the stored truth.
+   */
+  const backfill = async (signal: AbortSignal, streamed: Event[]) => {
+    try {
+      const page = await api<Page<Event>>('GET', `/events?${backfillQuery(filters())}`, undefined, signal);
+      if (signal.aborted) return;
+      const seen = new Set<string>();
+      const merged = [...streamed.toReversed(), ...page.results].filter((e) => !seen.has(e.uuid) && seen.add(e.uuid));
+      showAll(merged);
+    } catch (err) {
+      if (!signal.aborted) banner.replaceChildren(notice('error', 'The last events could not be read', describeError(err)));
     }
   };
 
-  const filters = (): StreamFilters => ({ type: typeSelect.value, event: eventInput.value.trim(), userId: userInput.value.trim() });
+  const filters = (): Required<StreamFilters> => ({ type: typeSelect.value, event: eventInput.value.trim(), userId: userInput.value.trim() });
 
   /** A stream that ended or failed: signed out, told to wait, or retried with backoff. */
   const recover = async (err: unknown) => {
@@ -120,18 +174,25 @@ export function liveView(root: HTMLElement): () => void {
     const current = session();
     if (!current || stopped) return;
     controller = new AbortController();
+    const signal = controller.signal;
+    /** Events the stream brought before the backfill came back, oldest first. */
+    const streamed: Event[] = [];
+    let backfilled = false;
     setStatus('connecting', 'Connecting…');
     readEventStream(
-      current.key,
+      current,
       filters(),
       {
         onOpen: () => {
           retry = 0;
           banner.replaceChildren();
           setStatus(paused ? 'paused' : 'live', paused ? 'Paused' : 'Live');
+          // Opened first, read second: an event stored in between is in one or both, never lost.
+          void backfill(signal, streamed).finally(() => (backfilled = true));
         },
         onEvent: (e) => {
           received++;
+          if (!backfilled) streamed.push(e);
           if (paused) held.push(e);
           else show([e]);
           updateCounter();
@@ -163,19 +224,13 @@ export function liveView(root: HTMLElement): () => void {
   const restart = () => {
     clearTimeout(debounce);
     debounce = setTimeout(() => {
-      list.replaceChildren();
-      shown = 0;
+      showAll([]);
       held = [];
-      empty.hidden = false;
       connect();
     }, FILTER_DEBOUNCE_MS);
   };
   pauseButton.addEventListener('click', togglePause);
-  clearButton.addEventListener('click', () => {
-    list.replaceChildren();
-    shown = 0;
-    empty.hidden = false;
-  });
+  clearButton.addEventListener('click', () => showAll([]));
   typeSelect.addEventListener('change', restart);
   eventInput.addEventListener('input', restart);
   userInput.addEventListener('input', restart);
@@ -184,8 +239,10 @@ export function liveView(root: HTMLElement): () => void {
   };
   addEventListener('keydown', onKey);
   updateCounter();
+  showAll(shown);
   connect();
   return () => {
+    kept = { workspaceId, filters: filters(), events: [...held.toReversed(), ...shown].slice(0, MAX_ROWS) };
     stopped = true;
     controller?.abort();
     clearTimeout(retryTimer);

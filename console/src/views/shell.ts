@@ -1,7 +1,13 @@
 import { h, typingIn } from '../dom';
 import { session, signOut } from '../session';
+import { workspaceSwitcher } from '../ui/workspace-switcher';
+import { cohortsView } from './cohorts/cohorts';
+import { dashboardsView } from './dashboards/dashboards';
+import { savedInsightsView } from './dashboards/saved-insights';
 import { explorerView } from './explorer';
+import { insightsView } from './insights/index';
 import { liveView } from './live';
+import { personsView } from './persons/persons';
 import { sqlView } from './sql';
 import { webhooksView } from './webhooks';
 import { workspacesView } from './workspaces';
@@ -20,19 +26,30 @@ const ROUTES: Route[] = [
   { path: 'live', label: 'Live events', view: liveView },
   { path: 'explorer', label: 'Explorer', view: explorerView },
   { path: 'sql', label: 'SQL', view: sqlView },
+  { path: 'insights', label: 'Insights', view: insightsView },
+  { path: 'saved', label: 'Saved insights', view: savedInsightsView },
+  { path: 'dashboards', label: 'Dashboards', view: dashboardsView },
+  { path: 'persons', label: 'Persons', view: personsView },
+  { path: 'cohorts', label: 'Cohorts', view: cohortsView },
   { path: 'webhooks', label: 'Webhooks', view: webhooksView },
   { path: 'workspaces', label: 'Workspaces', view: workspacesView, adminOnly: true },
 ];
 
+/** Pages with a number key: 1 to 9. */
+const SHORTCUTS = 9;
+
 /**
  * The signed-in console: navigation, the workspace and key kind, sign-out, and the page named by
- * the URL's fragment (`#/sql`). Keys 1-5 switch pages when no field has focus.
+ * the fragment's first segment (`#/sql`, `#/dashboards/<id>`: the page reads the rest). Keys 1-9
+ * switch pages when no field has focus.
  */
 export function shell(root: HTMLElement): () => void {
   const current = session()!;
   const routes = ROUTES.filter((r) => !r.adminOnly || current.identity.kind === 'admin');
   const main = h('main', { class: 'content', id: 'content', tabindex: -1 });
-  const links = routes.map((r, i) => h('a', { href: `#/${r.path}`, class: 'nav-link', 'data-path': r.path, 'aria-keyshortcuts': String(i + 1) }, h('span', {}, r.label), h('kbd', {}, String(i + 1))));
+  const links = routes.map((r, i) =>
+    h('a', { href: `#/${r.path}`, class: 'nav-link', 'data-path': r.path, 'aria-keyshortcuts': i < SHORTCUTS ? String(i + 1) : null }, h('span', {}, r.label), i < SHORTCUTS ? h('kbd', {}, String(i + 1)) : null),
+  );
   const signOutButton = h('button', { type: 'button', class: 'secondary small' }, 'Sign out');
   signOutButton.addEventListener('click', () => signOut());
   const { workspace, kind } = current.identity;
@@ -54,7 +71,7 @@ export function shell(root: HTMLElement): () => void {
         h(
           'header',
           { class: 'topbar' },
-          h('div', { class: 'workspace-name' }, h('span', { class: 'muted' }, 'Workspace'), h('strong', {}, workspace.name), h('code', { class: 'muted' }, workspace.databaseName)),
+          h('div', { class: 'workspace-name' }, h('span', { class: 'muted' }, 'Workspace'), workspaceSwitcher() ?? h('strong', {}, workspace.name), h('code', { class: 'muted' }, workspace.databaseName)),
           h('span', { class: `badge badge-${kind}` }, kind === 'admin' ? 'admin key' : 'private key'),
           signOutButton,
         ),
@@ -65,7 +82,7 @@ export function shell(root: HTMLElement): () => void {
 
   let stop: (() => void) | void;
   const show = () => {
-    const path = location.hash.replace(/^#\/?/, '');
+    const path = location.hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0]!;
     const route = routes.find((r) => r.path === path) ?? routes[0]!;
     if (route.path !== path) history.replaceState(null, '', `#/${route.path}`);
     for (const link of links) link.classList.toggle('active', link.dataset.path === route.path);
@@ -77,7 +94,7 @@ export function shell(root: HTMLElement): () => void {
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target) || document.querySelector('dialog[open]')) return;
-    const route = routes[Number(e.key) - 1];
+    const route = /^[1-9]$/.test(e.key) ? routes[Number(e.key) - 1] : undefined;
     if (route) location.hash = `#/${route.path}`;
   };
   addEventListener('hashchange', show);

@@ -1,11 +1,13 @@
 import { api, describeError } from '../api';
 import { h } from '../dom';
 import { session } from '../session';
-import type { QueriesResult, Row } from '../types';
+import type { QueriesResult, Row, SavedInsight } from '../types';
 import { resultChart } from '../ui/chart';
 import { download, toCsv } from '../ui/download';
 import { formatCount } from '../ui/format';
+import { currentRoute } from '../ui/hash';
 import { notice } from '../ui/notice';
+import { promptText } from '../ui/prompt';
 import { sqlEditor } from '../ui/sql-editor';
 import { virtualTable } from '../ui/table';
 import { loadCompletions } from './sql-completions';
@@ -29,6 +31,7 @@ export function sqlView(root: HTMLElement): () => void {
   const editorBox = h('div', { class: 'editor' });
   const runButton = h('button', { type: 'button', class: 'primary', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' }, 'Run', h('kbd', {}, navigator.platform.startsWith('Mac') ? '⌘↵' : 'Ctrl ↵'));
   const status = h('span', { class: 'muted', role: 'status' });
+  const saveButton = h('button', { type: 'button', class: 'secondary', title: 'Save the statement as an insight, to put it on a dashboard' }, 'Save…');
   const tableTab = h('button', { type: 'button', role: 'tab', class: 'tab', 'aria-selected': 'true' }, 'Table');
   const chartTab = h('button', { type: 'button', role: 'tab', class: 'tab', 'aria-selected': 'false' }, 'Chart');
   const csvButton = h('button', { type: 'button', class: 'secondary small', disabled: true }, 'Download CSV');
@@ -44,7 +47,7 @@ export function sqlView(root: HTMLElement): () => void {
         'div',
         { class: 'sql-main' },
         editorBox,
-        h('div', { class: 'toolbar' }, runButton, status, h('span', { class: 'spacer' }), h('div', { role: 'tablist', class: 'tabs' }, tableTab, chartTab), csvButton, jsonButton),
+        h('div', { class: 'toolbar' }, runButton, saveButton, status, h('span', { class: 'spacer' }), h('div', { role: 'tablist', class: 'tabs' }, tableTab, chartTab), csvButton, jsonButton),
         output,
       ),
       h('aside', { class: 'history', 'aria-label': 'Recent statements' }, h('h2', {}, 'Recent'), historyList),
@@ -62,7 +65,8 @@ export function sqlView(root: HTMLElement): () => void {
       ...(entries.length === 0
         ? [h('li', { class: 'muted' }, 'Statements you run appear here.')]
         : entries.map((e) => {
-            const button = h('button', { type: 'button', class: 'history-entry', title: e.sql }, e.sql);
+            // The text is clamped to whole lines by CSS (a button's own box cannot clamp).
+            const button = h('button', { type: 'button', class: 'history-entry', title: e.sql }, h('span', { class: 'history-sql' }, e.sql));
             button.addEventListener('click', () => {
               editor.setText(e.sql);
               editor.view.focus();
@@ -109,6 +113,32 @@ export function sqlView(root: HTMLElement): () => void {
   }
 
   runButton.addEventListener('click', () => void run());
+  // A statement saved as an insight (kind sql) can be a dashboard's tile.
+  saveButton.addEventListener('click', async () => {
+    const statement = editor.take().trim();
+    if (!statement) return;
+    const name = await promptText('Save the statement', 'Name (it can then be added to a dashboard)', '', 'Save');
+    if (!name) return;
+    try {
+      const saved = await api<SavedInsight>('POST', '/insights/saved', { name, kind: 'sql', query: statement });
+      status.textContent = `Saved as “${saved.name}”`;
+    } catch (err) {
+      output.replaceChildren(notice('error', 'The statement was not saved', describeError(err)));
+    }
+  });
+  // `#/sql?saved=<id>` opens a saved statement (from the saved insights or a dashboard's tile).
+  const savedId = currentRoute().params.get('saved');
+  if (savedId) {
+    api<SavedInsight>('GET', `/insights/saved/${encodeURIComponent(savedId)}`).then(
+      (saved) => {
+        if (saved.kind !== 'sql' || typeof saved.query !== 'string') return;
+        editor.setText(saved.query);
+        status.textContent = `Opened “${saved.name}”`;
+        void run();
+      },
+      (err) => output.replaceChildren(notice('error', 'The saved statement could not be opened', describeError(err))),
+    );
+  }
   tableTab.addEventListener('click', () => select('table'));
   chartTab.addEventListener('click', () => select('chart'));
   csvButton.addEventListener('click', () => download('result.csv', 'text/csv', toCsv(columnsOf(rows), rows)));

@@ -1,0 +1,149 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { h } from '../dom';
+
+/**
+ * A chart of values per period (the insights' trends, stickiness, lifecycle and the retention
+ * curve) with uPlot: lines, areas, grouped bars, or stacked bars (negative values stacked below
+ * the axis). The x axis is the periods in order (their labels as given), so a comparison period
+ * with labels of its own is drawn over the same places. Value axes start at zero.
+ */
+export const PALETTE = ['#4f7df3', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16'];
+
+export interface PeriodSeries {
+  label: string;
+  values: Array<number | null>;
+  colour: string;
+  /** Drawn dashed (a comparison period). */
+  dashed?: boolean;
+}
+
+export type PeriodChartMode = 'line' | 'area' | 'bar' | 'stacked';
+
+export interface PeriodChartOptions {
+  labels: readonly string[];
+  series: readonly PeriodSeries[];
+  mode: PeriodChartMode;
+  /** What the chart shows, for screen readers. */
+  title: string;
+  height?: number;
+  /** How a label reads under the axis (the legend shows it whole). */
+  tick?: (label: string) => string;
+  format?: (value: number) => string;
+  /** How the value axis reads (compact numbers by default). */
+  axis?: (value: number) => string;
+  /** What the x axis is, in the legend. */
+  xName?: string;
+}
+
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+const exact = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+/** Bottom and top of each series' bar when stacked: positive values pile up, negative ones down. */
+function stacks(series: readonly PeriodSeries[], n: number): Array<{ y0: number[]; y1: number[] }> {
+  const up = new Array<number>(n).fill(0);
+  const down = new Array<number>(n).fill(0);
+  return series.map((s) => {
+    const y0: number[] = [];
+    const y1: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = s.values[i] ?? 0;
+      const base = v < 0 ? down : up;
+      y0.push(base[i]!);
+      base[i]! += v;
+      y1.push(base[i]!);
+    }
+    return { y0, y1 };
+  });
+}
+
+export function periodChart(options: PeriodChartOptions): HTMLElement {
+  const { labels, series, mode } = options;
+  const height = options.height ?? 320;
+  const format = options.format ?? ((v: number) => exact.format(v));
+  const tick = options.tick ?? ((l: string) => l);
+  const n = labels.length;
+  const xs = labels.map((_, i) => i);
+  const box = h('div', { class: 'period-chart', 'data-mode': mode, role: 'img', 'aria-label': options.title });
+
+  const stacked = mode === 'stacked' ? stacks(series, n) : [];
+  const all = mode === 'stacked' ? stacked.flatMap((s) => [...s.y0, ...s.y1]) : series.flatMap((s) => s.values.filter((v): v is number => v !== null));
+  let lo = Math.min(0, ...all);
+  let hi = Math.max(0, ...all);
+  if (lo === hi) hi = 1;
+  hi = hi > 0 ? hi * 1.08 : 0;
+  lo = lo < 0 ? lo * 1.08 : 0;
+
+  const integers = all.every((v) => Number.isInteger(v));
+  const bars = mode === 'bar' || mode === 'stacked';
+  const group = 0.8;
+  const width = mode === 'bar' ? group / Math.max(1, series.length) : 0.7;
+  const facet = (values: (u: uPlot, s: number) => number[]) => ({ unit: 1 as uPlot.Series.BarsPathBuilderFacetUnit, values: (u: uPlot, s: number) => values(u, s) });
+  const text = cssVar('--muted', '#888');
+  const grid = { stroke: 'rgba(128,128,128,0.16)', width: 1 };
+
+  const uSeries: uPlot.Series[] = [
+    { label: options.xName ?? 'Period', value: (_u, v) => (v === null || v === undefined ? '—' : (labels[v] ?? '')) },
+    ...series.map((s, si): uPlot.Series => {
+      const common = { label: s.label, stroke: s.colour, value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? '—' : format(v)), dash: s.dashed ? [6, 4] : undefined };
+      if (!bars) {
+        return { ...common, width: 2, fill: mode === 'area' ? `${s.colour}33` : undefined, points: { show: n <= 40, size: 5 } };
+      }
+      const disp =
+        mode === 'stacked'
+          ? { y0: facet(() => stacked[si]!.y0), y1: facet(() => stacked[si]!.y1), x0: facet(() => xs.map((x) => x - width / 2)), size: facet(() => xs.map(() => width)) }
+          : { x0: facet(() => xs.map((x) => x - group / 2 + si * width)), size: facet(() => xs.map(() => width * 0.92)) };
+      return { ...common, width: s.dashed ? 1.5 : 0, fill: s.dashed ? `${s.colour}40` : `${s.colour}d9`, paths: uPlot.paths.bars!({ disp }), points: { show: false } };
+    }),
+  ];
+  const data = [xs, ...series.map((s) => s.values.map((v) => v ?? null))] as uPlot.AlignedData;
+  const uOptions: uPlot.Options = {
+    width: 600,
+    height,
+    series: uSeries,
+    scales: {
+      x: { time: false, range: () => (bars || n === 1 ? [-0.5, n - 0.5] : [0, Math.max(1, n - 1)]) },
+      y: { range: () => [lo, hi] },
+    },
+    axes: [
+      {
+        stroke: text,
+        grid: { show: false },
+        ticks: { stroke: 'rgba(128,128,128,0.3)' },
+        incrs: [1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 100, 200, 500],
+        space: 56,
+        values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && labels[t] !== undefined ? tick(labels[t]!) : '')),
+      },
+      {
+        stroke: text,
+        grid,
+        ticks: { show: false },
+        values: (_u, ticks) => ticks.map(options.axis ?? ((t) => compact.format(t))),
+        size: 52,
+        // Counts are whole: no tick between two of them.
+        ...(integers ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9, 1e10, 1e12] } : {}),
+      },
+    ],
+    legend: { live: true },
+    cursor: { points: { show: !bars }, drag: { x: false, y: false } },
+  };
+
+  let chart: uPlot | undefined;
+  const observer = new ResizeObserver(([entry]) => {
+    if (!box.isConnected && chart) {
+      observer.disconnect();
+      chart.destroy();
+      return;
+    }
+    const w = Math.floor(entry!.contentRect.width);
+    if (w === 0) return;
+    if (!chart) chart = new uPlot({ ...uOptions, width: w }, data, box);
+    else chart.setSize({ width: w, height });
+  });
+  observer.observe(box);
+  return box;
+}

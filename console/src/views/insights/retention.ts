@@ -1,0 +1,120 @@
+import { h } from '../../dom';
+import { PALETTE, periodChart } from '../../ui/period-chart';
+import { notice } from '../../ui/notice';
+import { aggregateField, breakdownField, dateRange, eventMatch, field, filterList, numberInput, section, select, timezoneField } from './fields';
+import { formatNumber, formatPercent, periodTick } from './format';
+import type { KindSpec } from './spec';
+import type { RetentionQuery, RetentionRow } from './types';
+
+const PERIOD_NAMES = { day: 'Day', week: 'Week', month: 'Month' } as const;
+
+/** Rows by breakdown value, in the order they came. */
+function groups(rows: readonly RetentionRow[]): Array<[string | undefined, RetentionRow[]]> {
+  const map = new Map<string | undefined, RetentionRow[]>();
+  for (const r of rows) map.set(r.breakdownValue, [...(map.get(r.breakdownValue) ?? []), r]);
+  return [...map];
+}
+
+/** Of the cohorts that have reached period k, the share that came back in it (weighted by size). */
+export function retentionCurve(rows: readonly RetentionRow[], periods: number): Array<number | null> {
+  return Array.from({ length: periods }, (_, k) => {
+    const reached = rows.filter((r) => r.values.length > k && r.size > 0);
+    const size = reached.reduce((s, r) => s + r.size, 0);
+    return size === 0 ? null : (reached.reduce((s, r) => s + r.values[k]!, 0) / size) * 100;
+  });
+}
+
+function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods: number): HTMLElement {
+  const name = PERIOD_NAMES[query.period ?? 'day'];
+  return h(
+    'div',
+    { class: 'table-scroll' },
+    h(
+      'table',
+      { class: 'retention-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Cohort'), h('th', { scope: 'col', class: 'num' }, query.aggregateBy === 'group' ? 'Groups' : 'Persons'), ...Array.from({ length: periods }, (_, k) => h('th', { scope: 'col', class: 'num' }, `${name} ${k}`)))),
+      h(
+        'tbody',
+        {},
+        ...rows.map((r) =>
+          h(
+            'tr',
+            { 'data-cohort': r.cohort },
+            h('th', { scope: 'row' }, periodTick(r.cohort, query.period === 'month' ? 'month' : 'day')),
+            h('td', { class: 'num size' }, formatNumber(r.size)),
+            ...Array.from({ length: periods }, (_, k) => {
+              if (k >= r.values.length) return h('td', { class: 'empty' });
+              const share = r.size === 0 ? 0 : r.values[k]! / r.size;
+              const cell = h('td', { class: `num ret-heat${share >= 0.5 ? ' hot' : ''}`, title: `${formatNumber(r.values[k]!)} of ${formatNumber(r.size)}`, 'data-count': r.values[k]! }, r.size === 0 ? '—' : formatPercent(share));
+              if (r.size > 0) cell.style.backgroundColor = `color-mix(in srgb, var(--heat) ${Math.round(8 + share * 92)}%, var(--surface))`;
+              return cell;
+            }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export const retention: KindSpec<'retention'> = {
+  kind: 'retention',
+  label: 'Retention',
+  question: 'Of those who started in a period, how many came back in each after?',
+  form(q, ctx) {
+    return [
+      section('Start event', eventMatch(q.startEvent, ctx, 'Start event', 'start')),
+      section('Return event', eventMatch(q.returnEvent, ctx, 'Return event', 'return')),
+      section('Filters', h('div', { 'data-scope': 'filters' }, filterList((q.filters ??= []), ctx))),
+      section('Breakdown', breakdownField(q, ctx)),
+      section(
+        'Periods',
+        h(
+          'div',
+          { class: 'inline-fields' },
+          field('Period', select(q.period ?? 'day', [['day', 'Day'], ['week', 'Week'], ['month', 'Month']] as const, (v) => {
+            q.period = v;
+            ctx.changed();
+          })),
+          field('Cohorts', numberInput(q.periods ?? 7, 1, 36, (v) => {
+            q.periods = v;
+            ctx.changed();
+          })),
+          field('Type', select(q.type ?? 'recurring', [['recurring', 'Recurring'], ['first_time', 'First time']] as const, (v) => {
+            q.type = v;
+            ctx.changed();
+          })),
+        ),
+        h('div', { class: 'inline-fields' }, dateRange(q, ctx, true), timezoneField(q, ctx)),
+        aggregateField(q, ctx),
+      ),
+    ];
+  },
+  render(answer, query) {
+    const rows = answer.results;
+    if (rows.length === 0 || rows.every((r) => r.size === 0)) return notice('empty', 'Nobody to follow', 'No one did the start event in these cohorts.');
+    const periods = Math.max(...rows.map((r) => r.values.length));
+    const name = PERIOD_NAMES[query.period ?? 'day'];
+    const byBreakdown = groups(rows);
+    const curve = periodChart({
+      labels: Array.from({ length: periods }, (_, k) => `${name} ${k}`),
+      series: byBreakdown.map(([value, rs], i) => ({
+        label: value === undefined ? 'Retained' : value === '' ? '(none)' : value,
+        values: retentionCurve(rs, periods),
+        colour: PALETTE[i % PALETTE.length]!,
+      })),
+      mode: 'line',
+      title: 'Retention curve: the share of each cohort that came back, per period after it started',
+      height: 220,
+      format: (v) => `${v.toFixed(1)}%`,
+      axis: (v) => `${v}%`,
+      xName: 'After',
+    });
+    return h(
+      'div',
+      { class: 'insight-output' },
+      ...byBreakdown.map(([value, rs]) => h('section', { class: 'retention-group', 'data-breakdown': value ?? '' }, value === undefined ? null : h('h3', {}, value === '' ? '(none)' : value), heatTable(rs, query, periods))),
+      h('h3', {}, 'Retention curve'),
+      curve,
+    );
+  },
+};
