@@ -65,7 +65,6 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs, changePollMs: config.workspaceChangePollMs }, log);
   await store.start();
-  // Early, to log the materializations a stop cut short as the engine takes them up again.
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
@@ -101,7 +100,6 @@ export async function startService(config: Config, log: Logger, storage: Storage
       readWaitMs: config.ingestReadWaitMs,
       ack,
       onInserted: (database, links) => identities.loaded(database, links),
-      linksOf: (database, events) => identities.linksOf(database, events),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);
