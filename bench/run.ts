@@ -238,7 +238,10 @@ try {
   // The service now runs in this process, still answering over HTTP, so that each request can be
   // timed beside the very engine calls it makes, alternately, on the same engine and caches.
   console.error('reads: the service and the engine alone, alternately');
+  // The service runs the very statements the engine alone does: no property read stored in a
+  // column (bench/properties.ts measures those).
   const config = buildConfig(readEnvFile(join(ROOT, '.env.defaults')), {
+    PROPERTY_COLUMNS_MAX: '0',
     DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',

@@ -192,6 +192,7 @@ const SPEC = {
   queryMaxMemoryBytes: ['QUERY_MAX_MEMORY_BYTES', int(1024 * 1024, 1024 * 1024 * 1024 * 1024)],
   queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
+  propertyColumnsMax: ['PROPERTY_COLUMNS_MAX', int(0, 1000)],
   webhookDelivery: ['WEBHOOK_DELIVERY', deliveryMode],
   webhookLeaseMs: ['WEBHOOK_LEASE_MS', int(1000, 600_000)],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],

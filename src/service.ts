@@ -14,6 +14,8 @@ import { MonotonicClock } from './monotonic-clock';
 import { EgressPolicy } from './net/egress-policy';
 import { systemResolver, type HostResolver } from './net/host-resolver';
 import { QueryRunner } from './queries/query-runner';
+import { FastReads } from './properties/fast-reads';
+import { ReadColumns } from './properties/read-columns';
 import { engineSessions, engineThreads } from './storage/engine-threads';
 import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
@@ -65,6 +67,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const migrations = new MigrationRunner(storage, config.metaDatabase, config.clickhouseCluster, log);
   const store = new WorkspaceStore(storage, migrations, { ...config, refreshMs: config.workspaceRefreshMs, changePollMs: config.workspaceChangePollMs }, log);
   await store.start();
+  // Early, to log the materializations a stop cut short as the engine takes them up again.
+  const readColumns = new ReadColumns(storage, { cluster: config.clickhouseCluster, maxColumns: config.propertyColumnsMax, refreshMs: config.workspaceRefreshMs }, log);
+  await readColumns.resume(store.list().map((w) => w.databaseName));
   const clock = new MonotonicClock();
   const messageIds = new RecentMessageIds(storage, { windowMs: config.dedupWindowMs, maxIds: config.dedupMaxMessageIds }, log);
   store.onDatabasesChanged(() => messageIds.retainOnly(new Set(store.list().map((w) => w.databaseName))));
@@ -165,6 +170,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await identities.settled(databaseName);
     await identities.rebuild(databaseName);
   }
+  const fastReads = new FastReads(storage, readColumns, log);
+  store.onDatabasesChanged(() => fastReads.databasesChanged(new Set(store.list().map((w) => w.databaseName))));
   const runner = new QueryRunner(
     storage,
     {
@@ -180,6 +187,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
         maxMemoryBytes: config.queryMaxMemoryBytes,
       },
       onStatement: metrics.statementRan,
+      fastReads,
     },
     log,
   );
@@ -204,13 +212,14 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await buffer.close();
     await webhooks.stop();
     await runner.close();
+    readColumns.close();
     await store.stop();
     await storage.close();
   };
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,

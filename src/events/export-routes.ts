@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia';
 import { auth } from '../http/auth';
 import { problems } from '../http/problem';
 import { releasing, streamedDownload, WorkspaceGate } from '../http/streamed-export';
+import { ownStatements, type FastReads } from '../properties/fast-reads';
 import type { Storage } from '../storage/storage';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import { exportEvents, ExportEventsQuery } from './export';
@@ -11,14 +12,14 @@ import type { IngestBuffer } from './ingest-buffer';
 const EXPORTS_PER_WORKSPACE = 2;
 
 /** `GET /events/export`: a workspace's events as one streamed file. */
-export function eventExportRoutes(deps: { storage: Storage; store: WorkspaceStore; buffer: IngestBuffer }) {
+export function eventExportRoutes(deps: { storage: Storage; store: WorkspaceStore; buffer: IngestBuffer; fastReads?: FastReads }) {
   const gate = new WorkspaceGate(EXPORTS_PER_WORKSPACE, 'exports');
   return new Elysia({ name: 'event-export', normalize: false }).use(auth(deps.store)).get(
     '/events/export',
     async ({ query, principal }) => {
       const database = principal.workspace.databaseName;
       await deps.buffer.loaded(database);
-      const chunks = exportEvents(deps.storage, database, query);
+      const chunks = exportEvents(deps.storage, database, query, ownStatements(deps.fastReads, database));
       return streamedDownload(releasing(chunks, gate.enter(database)), query.format, `events-${database}`);
     },
     {

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EXPORT_ENCODINGS, ExportFormatSchema } from '../http/streamed-export';
 import { invalidInput } from '../http/problem';
+import { asWritten, type PrepareStatement } from '../properties/fast-reads';
 import { identifier, type Storage } from '../storage/storage';
 import { EVENT_COLUMNS, EVENT_JSON_SQL } from './event-rows';
 import { whereClause } from './list-events';
@@ -19,9 +20,10 @@ export type ExportEventsQuery = typeof ExportEventsQuery.static;
  * The events that match, in the order of the table's sorting key (timestamp, then uuid), so the
  * engine streams them without sorting the whole result, and a cut export can go on from the
  * last timestamp it got. ndjson lines are the events of `GET /events`; csv and parquet have one
- * column per event field (objects as JSON text).
+ * column per event field (objects as JSON text). `prepare` may have its property filters read
+ * stored columns (src/properties/fast-reads.ts).
  */
-export function exportEvents(storage: Storage, database: string, query: ExportEventsQuery): AsyncIterable<Uint8Array> {
+export function exportEvents(storage: Storage, database: string, query: ExportEventsQuery, prepare: PrepareStatement = asWritten): AsyncIterable<Uint8Array> {
   const { format, ...filters } = query;
   const paging = PAGING.filter((p) => (filters as Record<string, unknown>)[p] !== undefined);
   if (paging.length > 0) {
@@ -32,6 +34,8 @@ export function exportEvents(storage: Storage, database: string, query: ExportEv
   }
   const { where, params } = whereClause(filters as Record<string, string | undefined>);
   const from = `FROM ${identifier(database)}.events ${where} ORDER BY timestamp, uuid`;
-  if (format === 'ndjson') return storage.stream(`SELECT ${EVENT_JSON_SQL} AS json ${from}`, params, 'TabSeparatedRaw');
-  return storage.stream(`SELECT ${EVENT_COLUMNS.join(', ')} ${from}`, params, EXPORT_ENCODINGS[format].engine);
+  const [select, engineFormat] = format === 'ndjson' ? [`SELECT ${EVENT_JSON_SQL} AS json`, 'TabSeparatedRaw'] : [`SELECT ${EVENT_COLUMNS.join(', ')}`, EXPORT_ENCODINGS[format].engine];
+  return (async function* () {
+    yield* storage.stream(await prepare(`${select} ${from}`, params), params, engineFormat);
+  })();
 }

@@ -1,3 +1,4 @@
+import { asWritten, type PrepareStatement } from '../properties/fast-reads';
 import { identifier, type Params, type Storage } from '../storage/storage';
 import { EVENT_JSON_SQL } from './event-rows';
 import { ORDER_FIELDS, type ListEventsQuery, type OrderField } from './model';
@@ -100,11 +101,13 @@ export function listingStatements(database: string, query: ListEventsQuery): { r
 
 /**
  * Runs a validated listing: one page of events and the exact count of all that match, as the
- * JSON text of an EventsPage (each event's JSON made by the engine).
+ * JSON text of an EventsPage (each event's JSON made by the engine). `prepare` may have its
+ * property filters read stored columns (src/properties/fast-reads.ts).
  */
-export async function listEvents(storage: Storage, database: string, query: ListEventsQuery): Promise<string> {
+export async function listEvents(storage: Storage, database: string, query: ListEventsQuery, prepare: PrepareStatement = asWritten): Promise<string> {
   const { rows, count, limit, offset } = listingStatements(database, query);
-  const [events, total] = await Promise.all([storage.queryLines(rows.sql, rows.params), storage.query(count.sql, count.params)]);
+  const [rowsSql, countSql] = await Promise.all([prepare(rows.sql, rows.params), prepare(count.sql, count.params, false)]);
+  const [events, total] = await Promise.all([storage.queryLines(rowsSql, rows.params), storage.query(countSql, count.params)]);
   return eventsPageJson(events, limit, offset, Number(total[0]?.total ?? 0));
 }
 

@@ -4,6 +4,7 @@ import { auth, principalOf } from '../http/auth';
 import { readCollectionRequest } from '../http/collection-auth';
 import { bodyBytes } from '../http/json-body';
 import { BODY_PROBLEMS, invalidInput, payloadTooLarge, problems, type ProblemError } from '../http/problem';
+import { ownStatements, type FastReads } from '../properties/fast-reads';
 import type { Storage } from '../storage/storage';
 import type { Principal, WorkspaceStore } from '../workspaces/workspace-store';
 import type { MonotonicClock } from '../monotonic-clock';
@@ -30,6 +31,8 @@ export interface EventRoutesDeps {
   maxEventsPerRequest: number;
   maxEventBytes: number;
   metrics: IngestMetrics;
+  /** Reads property filters from the columns that store them, where there are (src/properties/). */
+  fastReads?: FastReads;
 }
 
 /** An answer whose JSON text is built already (schema in `response`, for the OpenAPI document). */
@@ -105,7 +108,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
       async ({ query, principal }) => {
         const database = principal.workspace.databaseName;
         await deps.buffer.loaded(database);
-        return jsonText(await listEvents(deps.storage, database, query));
+        return jsonText(await listEvents(deps.storage, database, query, ownStatements(deps.fastReads, database)));
       },
       {
       scope: 'private',

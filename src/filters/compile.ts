@@ -72,8 +72,12 @@ function column(name: string): Value {
 
 function jsonValue(object: string, keys: readonly string[], params: SqlParams): Value {
   const path = keys.map((k) => params.bind(k, 'String')).join(', ');
-  const text = `if(JSONType(${object}, ${path}) = 'String', JSONExtractString(${object}, ${path}), JSONExtractRaw(${object}, ${path}))`;
-  return { text, number: `toFloat64OrNull(${text})`, isSet: `JSONHas(${object}, ${path})` };
+  // JSONExtract's String is a string's value and any other value's JSON (`42`, `[1]`), but '' for
+  // a JSON null, whose text is 'null'. Three reads of the path, each of which a column can store
+  // (src/properties/fast-reads.ts), where JSONExtractString and JSONExtractRaw stored strings twice.
+  const isSet = `JSONHas(${object}, ${path})`;
+  const text = `if(JSONType(${object}, ${path}) = 'Null', if(${isSet}, 'null', ''), JSONExtract(${object}, ${path}, 'String'))`;
+  return { text, number: `toFloat64OrNull(${text})`, isSet };
 }
 
 function keysOf(property: string): string[] {

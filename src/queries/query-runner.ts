@@ -2,6 +2,7 @@ import { forbidden, invalidInput, RETRY_AFTER_SECONDS, tooManyRequests, unavaila
 import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
 import { resultTooLarge, sandboxSettings, StorageQueryError, type Params, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
+import type { FastReads } from '../properties/fast-reads';
 import { parseResultRows } from './result-rows';
 import { FairScheduler } from './fair-scheduler';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
@@ -24,6 +25,8 @@ export interface QueryRunnerOptions {
   limits: SandboxLimits;
   /** Told of each statement that ran: its outcome and how long checking and running it took (for metrics). */
   onStatement?: (outcome: StatementOutcome, seconds: number) => void;
+  /** Reads property values from the columns that store them where it can (src/properties/). */
+  fastReads?: FastReads;
 }
 
 /** Workspaces whose quota use is remembered, at most. */
@@ -133,7 +136,8 @@ export class QueryRunner {
     return this.scheduler.schedule(database, () =>
       this.withSandbox(async (sandbox) => {
         try {
-          return await this.measured(database, async () => parseResultRows(await this.charged(database, () => sandbox.inspect(database, sql, params))), (rows) => ({ rows: rows.length }));
+          const statement = (await this.options.fastReads?.prepare(sandbox, database, sql, params)) ?? sql;
+          return await this.measured(database, async () => parseResultRows(await this.charged(database, () => sandbox.inspect(database, statement, params))), (rows) => ({ rows: rows.length }));
         } catch (err) {
           if (!(err instanceof StorageQueryError)) throw err;
           throw invalidInput(`the query failed: ${withLimitSetting(engineMessage(err), err.clickhouseCode)}`, [{ detail: engineMessage(err) }]);
@@ -252,7 +256,7 @@ export class QueryRunner {
     return run().finally(() => this.quota?.charge(database, performance.now() - ran, performance.now()));
   }
 
-  /** The statement to run for `sql`: remembered, or decided by the guard now. */
+  /** The statement to run for `sql`: the guard's verdict (remembered, or decided now), its property reads from columns where they can be. */
   private async verdict(sandbox: Sandbox, database: string, sql: string, params: Params = {}): Promise<string> {
     // A verdict holds for the parameters' values it was given (an Identifier's names a table).
     const key = Object.keys(params).length === 0 ? sql : JSON.stringify([sql, params]);
@@ -261,7 +265,7 @@ export class QueryRunner {
       statement = await guardStatement(sandbox, database, sql, params);
       this.verdicts.set(database, key, statement);
     }
-    return statement;
+    return (await this.options.fastReads?.prepare(sandbox, database, statement, params)) ?? statement;
   }
 
   /** The scheduler runs at most `concurrency` tasks, so a sandbox is always free when one starts. */

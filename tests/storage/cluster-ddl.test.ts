@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/log';
 import { clusterInsertSettings } from '../../src/storage/open';
 import { startService } from '../../src/service';
 import { MigrationRunner } from '../../src/storage/migrations/runner';
+import { ReadColumns } from '../../src/properties/read-columns';
 import { applyRetention } from '../../src/workspaces/retention';
 import { ENGINE_DIR, uniqueName } from '../helpers/engine-dir';
 import { PROJECT_ROOT } from '../helpers/project-root';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   const migrations = new MigrationRunner(storage, META, CLUSTER, silentLogger);
   await applyRetention(migrations, DEFAULT_DB, 30, true);
   await migrations.dropDatabase('deleted_ws');
+  await new ReadColumns(storage, { cluster: CLUSTER, maxColumns: 12, refreshMs: 0 }, silentLogger).add(DEFAULT_DB, "JSONExtract(properties, 'plan', 'String')", 'String');
   issued = storage.issued;
   ddl = issued.map((s) => s.sql).filter((sql) => /^\s*(CREATE|ALTER|DROP)\b/.test(sql));
   expect(ddl.some((s) => /MODIFY TTL timestamp \+ INTERVAL 30 DAY/.test(s) && s.includes('events_local'))).toBe(true);
@@ -62,7 +64,7 @@ describe('the DDL on a cluster', () => {
     expect(ddl.length).toBeGreaterThan(10);
     for (const sql of ddl) {
       expect(sql).toContain(`ON CLUSTER \`${CLUSTER}\``);
-      if (/^\s*CREATE/.test(sql)) expect(sql).toMatch(/IF NOT EXISTS/);
+      if (/^\s*CREATE/.test(sql)) expect(sql).toMatch(/IF NOT EXISTS|^\s*CREATE OR REPLACE VIEW/);
       if (/ADD (COLUMN|INDEX)/.test(sql)) expect(sql).toMatch(/IF NOT EXISTS/);
     }
   });
@@ -78,7 +80,7 @@ describe('the DDL on a cluster', () => {
     );
     // Indexes, settings and TTL belong to the table that stores; the Distributed one only gets the column.
     for (const sql of ddl.filter((s) => /^ALTER TABLE `default_ws`/.test(s.trim()))) {
-      if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS messageId/);
+      if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|property_read_)/);
       else expect(sql).toMatch(/\.`?events_local`? /);
     }
     expect(ddl.some((s) => /events_local.*replicated_deduplication_window/s.test(s))).toBe(true);
@@ -103,6 +105,14 @@ describe('the DDL on a cluster', () => {
     expect(ddl.some((s) => /MATERIALIZED VIEW[^(]*person_links/.test(s))).toBe(false);
     expect(ddl.some((s) => /ENGINE = Join/.test(s))).toBe(false);
     expect(ddl.find((s) => s.includes('.events_with_persons'))).toMatch(/LEFT ANY JOIN \(SELECT id, personId FROM `[^`]+`\.person_lookup FINAL/);
+  });
+
+  test('a stored property read: a column of events_local and of the Distributed events, filled on the shards, and the view replaced', () => {
+    const read = "MATERIALIZED JSONExtract(properties, 'plan', 'String')";
+    const added = ddl.filter((s) => s.includes(read));
+    expect(added.map((s) => /ALTER TABLE `default_ws`\.(\w+)/.exec(s)?.[1])).toEqual(['events_local', 'events']);
+    expect(ddl.some((s) => /ALTER TABLE `default_ws`\.events_local ON CLUSTER `analytics_cluster` MATERIALIZE COLUMN property_read_[0-9a-f]{16}/.test(s))).toBe(true);
+    expect(ddl.some((s) => /^CREATE OR REPLACE VIEW `default_ws`\.events_with_persons ON CLUSTER `analytics_cluster` \(/.test(s))).toBe(true);
   });
 
   test('inserts are foreground through the Distributed table, with the quorum when asked', () => {

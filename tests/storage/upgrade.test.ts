@@ -101,6 +101,20 @@ for (const release of releases) {
       expect(page.total).toBe(manifest.eventsPerWorkspace + 1);
     });
 
+    test("a property read made twice gets a column, filled for the release's events in the background (progress in the log), and answers the same", async () => {
+      const sql = "SELECT JSONExtract(properties, 'plan', 'String') AS plan, count() AS n FROM events GROUP BY plan ORDER BY plan";
+      const before = await query(manifest.keys.private, sql);
+      await query(manifest.keys.private, sql);
+      const logged = (msg: string) => svc.lines.some((line) => JSON.parse(line).msg === msg);
+      for (let waited = 0; !logged('materialization of a property column done'); waited += 50) {
+        if (waited > 30_000) throw new Error(`no materialization logged:\n${svc.lines.slice(-20).join('\n')}`);
+        await Bun.sleep(50);
+      }
+      expect(logged('property read stored in a column') && logged('materialization of a property column started')).toBe(true);
+      expect(await query(manifest.keys.private, sql)).toEqual(before);
+      expect(before.results.find((r: { plan: string }) => r.plan === 'free')).toBeDefined();
+    });
+
     test('it stops cleanly', async () => {
       svc.proc.kill('SIGTERM');
       expect(await svc.proc.exited).toBe(0);

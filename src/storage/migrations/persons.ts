@@ -20,16 +20,25 @@ import type { Migration, MigrationTarget } from './runner';
 /** The Join tables (no cluster) that `joinGet` reads: every resolved id, and the renamed userIds. */
 export const LOOKUP_TABLES = { anonymous: 'person_lookup_anonymous', alias: 'person_lookup_alias' } as const;
 
-function personIdView(target: MigrationTarget): string {
+/**
+ * The view of events with their personId. `hidden`, when given, lists the view's columns: every
+ * column of the events table with its type, the columns that store property reads declared
+ * MATERIALIZED (so that `SELECT *` leaves them out, as it does on the table) and personId last;
+ * `reads` names those columns for its SELECT (src/properties/read-columns.ts replaces the view so).
+ */
+export function personIdView(target: MigrationTarget, hidden?: { columns: string; reads: readonly string[] }): string {
   const { db, dbName, onCluster, cluster } = target;
+  const name = `${db}.events_with_persons${cluster ? ` ${onCluster}` : ''}`;
+  const create = hidden ? `CREATE OR REPLACE VIEW ${name} (${hidden.columns})` : `CREATE VIEW IF NOT EXISTS ${name}`;
+  const reads = (qualifier: string) => (hidden ?? { reads: [] }).reads.map((name) => `${qualifier}${name}, `).join('');
   if (!cluster) {
     const get = (table: string, key: string) => `ifNull(joinGetOrNull('${dbName}.${table}', 'personId', ${key}), ${key})`;
-    return `CREATE VIEW IF NOT EXISTS ${db}.events_with_persons AS
-      SELECT *, if(userId != '', ${get(LOOKUP_TABLES.alias, 'userId')}, ${get(LOOKUP_TABLES.anonymous, 'anonymousId')}) AS personId
+    return `${create} AS
+      SELECT *, ${reads('')}if(userId != '', ${get(LOOKUP_TABLES.alias, 'userId')}, ${get(LOOKUP_TABLES.anonymous, 'anonymousId')}) AS personId
       FROM ${db}.events`;
   }
-  return `CREATE VIEW IF NOT EXISTS ${db}.events_with_persons ${onCluster} AS
-    SELECT e.*, if(e.userId != '', if(a.personId != '', a.personId, e.userId), if(l.personId != '', l.personId, e.anonymousId)) AS personId
+  return `${create} AS
+    SELECT e.*, ${reads('e.')}if(e.userId != '', if(a.personId != '', a.personId, e.userId), if(l.personId != '', l.personId, e.anonymousId)) AS personId
     FROM ${db}.events AS e
     LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL WHERE isAlias) AS a ON a.id = e.userId
     LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL) AS l ON l.id = e.anonymousId`;

@@ -22,10 +22,19 @@ export interface Migration {
   statements(target: MigrationTarget): string[];
 }
 
-/** The target of `database` without a cluster (a database's plain layout). */
-export function plainTarget(database: string): MigrationTarget {
-  return { db: identifier(database), dbName: identifierName(database), onCluster: '', cluster: '', engine: (engine, args) => metadataEngine(false, engine, args) };
+/** The target of `database` in the layout of `cluster` (CLICKHOUSE_CLUSTER, or '' for none). */
+export function migrationTarget(database: string, cluster: string): MigrationTarget {
+  return {
+    db: identifier(database),
+    dbName: identifierName(database),
+    onCluster: cluster ? `ON CLUSTER ${identifier(cluster)}` : '',
+    cluster,
+    engine: (engine, args) => metadataEngine(cluster !== '', engine, args),
+  };
 }
+
+/** The target of `database` without a cluster (a database's plain layout). */
+export const plainTarget = (database: string): MigrationTarget => migrationTarget(database, '');
 
 /**
  * A migration's checksum is over its text for the plain layout, whatever the layout it is applied
@@ -92,14 +101,7 @@ export class MigrationRunner {
   }
 
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {
-    const replicated = this.cluster !== '';
-    const target: MigrationTarget = {
-      db: identifier(database),
-      dbName: identifierName(database),
-      onCluster: this.onCluster,
-      cluster: this.cluster,
-      engine: (engine, args) => metadataEngine(replicated, engine, args),
-    };
+    const target = migrationTarget(database, this.cluster);
     await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${target.db} ${this.onCluster}`);
     const applied = new Map<number, string>();
     const rows = await this.storage.query(
