@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readColumnsOf, waitForStoredReads } from '../helpers/stored-reads';
 import { PROJECT_ROOT } from '../helpers/project-root';
 import { runQueries } from '../helpers/queries';
+import { describeInProcess } from '../helpers/deno-service';
 import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
 /**
@@ -47,26 +48,29 @@ const answers = (svc: TestService) =>
     }),
   );
 
-beforeAll(async () => {
-  const plain = await startTestService({ PROPERTY_COLUMNS_MAX: '0' });
-  await sendEvents(plain, EVENTS);
-  before = await answers(plain);
-  await plain.stop();
-  svc = await startTestService({ ...plain.settings, PROPERTY_COLUMNS_MAX: '12' });
-});
-afterAll(() => svc.stop());
+// They read the service's storage (its stored columns and mutations): in its own process only.
+describeInProcess('the cookbook and the seed examples with their reads stored', () => {
+  beforeAll(async () => {
+    const plain = await startTestService({ PROPERTY_COLUMNS_MAX: '0' });
+    await sendEvents(plain, EVENTS);
+    before = await answers(plain);
+    await plain.stop();
+    svc = await startTestService({ ...plain.settings, PROPERTY_COLUMNS_MAX: '12' });
+  });
+  afterAll(() => svc.stop());
 
-test('the cookbook has its statements, reads by keys among them', () => {
-  expect(COOKBOOK.length).toBeGreaterThanOrEqual(8);
-  expect(COOKBOOK.some((sql) => sql.includes('JSONExtract(properties'))).toBe(true);
-});
+  test('the cookbook has its statements, reads by keys among them', () => {
+    expect(COOKBOOK.length).toBeGreaterThanOrEqual(8);
+    expect(COOKBOOK.some((sql) => sql.includes('JSONExtract(properties'))).toBe(true);
+  });
 
-test('each statement answers the same with its reads stored in columns', async () => {
-  const database = svc.config.defaultWorkspaceDatabase;
-  expect(await readColumnsOf(svc, database)).toEqual([]);
-  await answers(svc);
-  await answers(svc);
-  await waitForStoredReads(svc, database, ["JSONExtract(properties, 'plan', 'String')", "JSONExtract(context, 'screen', 'width', 'UInt64')", "JSONExtract(traits, 'age', 'UInt64')"]);
-  const after = await answers(svc);
-  for (const [i, sql] of STATEMENTS.entries()) expect({ sql, answer: after[i] }).toEqual({ sql, answer: before[i] });
+  test('each statement answers the same with its reads stored in columns', async () => {
+    const database = svc.config.defaultWorkspaceDatabase;
+    expect(await readColumnsOf(svc, database)).toEqual([]);
+    await answers(svc);
+    await answers(svc);
+    await waitForStoredReads(svc, database, ["JSONExtract(properties, 'plan', 'String')", "JSONExtract(context, 'screen', 'width', 'UInt64')", "JSONExtract(traits, 'age', 'UInt64')"]);
+    const after = await answers(svc);
+    for (const [i, sql] of STATEMENTS.entries()) expect({ sql, answer: after[i] }).toEqual({ sql, answer: before[i] });
+  });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readColumnName } from '../../src/properties/json-read';
 import { readCalls } from '../../src/properties/read-calls';
 import { runQueries } from '../helpers/queries';
+import { describeInProcess } from '../helpers/deno-service';
 import { fastReadsOf, readColumnsOf, waitForStoredReads } from '../helpers/stored-reads';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { eventsBody, expressions } from './differential-cases';
@@ -47,55 +48,58 @@ async function settled(svc: TestService): Promise<void> {
   await waitForStoredReads(svc, database, [], 60_000);
 }
 
-beforeAll(async () => {
-  old = await startTestService({ PROPERTY_COLUMNS_MAX: '0' });
-  now = await startTestService({ PROPERTY_COLUMNS_MAX: '1000' });
-  const first = eventsBody(60, 0, 7);
-  await Promise.all([send(old, first), send(now, first)]);
-  // Twice, so that each read is stored, then the rows of the first batch are materialized.
-  const statements = EXPRESSIONS.map(statementOf);
-  await answers(now, statements);
-  await answers(now, statements);
-  await settled(now);
-  // Rows inserted once the columns exist compute them at insert.
-  const second = eventsBody(60, 60, 8);
-  await Promise.all([send(old, second), send(now, second)]);
-}, 240_000);
-afterAll(async () => {
-  await old.stop();
-  await now.stop();
-});
+// They read the service's storage (its stored columns and mutations): in its own process only.
+describeInProcess('JSONExtract expressions, before and after their reads are stored', () => {
+  beforeAll(async () => {
+    old = await startTestService({ PROPERTY_COLUMNS_MAX: '0' });
+    now = await startTestService({ PROPERTY_COLUMNS_MAX: '1000' });
+    const first = eventsBody(60, 0, 7);
+    await Promise.all([send(old, first), send(now, first)]);
+    // Twice, so that each read is stored, then the rows of the first batch are materialized.
+    const statements = EXPRESSIONS.map(statementOf);
+    await answers(now, statements);
+    await answers(now, statements);
+    await settled(now);
+    // Rows inserted once the columns exist compute them at insert.
+    const second = eventsBody(60, 60, 8);
+    await Promise.all([send(old, second), send(now, second)]);
+  }, 240_000);
+  afterAll(async () => {
+    await old.stop();
+    await now.stop();
+  });
 
-test('the generated expressions cover every function, the three JSON columns and odd keys', () => {
-  expect(EXPRESSIONS).toHaveLength(200);
-  // Arrays of values are never stored: those functions are not reads to the rewrite.
-  for (const expression of EXPRESSIONS) expect(readCalls(expression)).toHaveLength(/^JSONExtract(ArrayRaw|Keys)\(/.test(expression) ? 0 : 1);
-  for (const fn of ['JSONExtract(', 'JSONExtractString(', 'JSONExtractRaw(', 'JSONHas(', 'JSONType(', 'JSONLength(', 'JSONExtractFloat(', 'JSONExtractBool(']) {
-    expect(EXPRESSIONS.some((e) => e.startsWith(fn))).toBe(true);
-  }
-  for (const part of ["(traits, ", "(context, ", "'missing'", "'nested', 'b', 'c'", "'it\\'s'", "'new\\nline'", "''", ', -1', "'Nullable(Float64)'"]) {
-    expect(EXPRESSIONS.some((e) => e.includes(part))).toBe(true);
-  }
-});
-
-test('most reads have their column, and statements making them are rewritten to read it', async () => {
-  const database = now.config.defaultWorkspaceDatabase;
-  const columns = new Set(await readColumnsOf(now, database));
-  const storedReads = EXPRESSIONS.filter((e) => readCalls(e).length === 1 && columns.has(readColumnName(readCalls(e)[0]!.signature)));
-  expect(storedReads.length).toBeGreaterThan(150);
-  const { fastReads, sandbox, close } = fastReadsOf(now);
-  try {
-    for (const expression of storedReads) {
-      const statement = await fastReads.prepare(sandbox, database, statementOf(expression));
-      expect(statement).toContain(readColumnName(readCalls(expression)[0]!.signature));
+  test('the generated expressions cover every function, the three JSON columns and odd keys', () => {
+    expect(EXPRESSIONS).toHaveLength(200);
+    // Arrays of values are never stored: those functions are not reads to the rewrite.
+    for (const expression of EXPRESSIONS) expect(readCalls(expression)).toHaveLength(/^JSONExtract(ArrayRaw|Keys)\(/.test(expression) ? 0 : 1);
+    for (const fn of ['JSONExtract(', 'JSONExtractString(', 'JSONExtractRaw(', 'JSONHas(', 'JSONType(', 'JSONLength(', 'JSONExtractFloat(', 'JSONExtractBool(']) {
+      expect(EXPRESSIONS.some((e) => e.startsWith(fn))).toBe(true);
     }
-  } finally {
-    await close();
-  }
-});
+    for (const part of ["(traits, ", "(context, ", "'missing'", "'nested', 'b', 'c'", "'it\\'s'", "'new\\nline'", "''", ', -1', "'Nullable(Float64)'"]) {
+      expect(EXPRESSIONS.some((e) => e.includes(part))).toBe(true);
+    }
+  });
 
-test('every expression answers the same, before and after, to the byte', async () => {
-  const statements = EXPRESSIONS.map(statementOf);
-  const [before, after] = await Promise.all([answers(old, statements), answers(now, statements)]);
-  for (const [i, expression] of EXPRESSIONS.entries()) expect({ expression, answer: after[i] }).toEqual({ expression, answer: before[i] });
-}, 120_000);
+  test('most reads have their column, and statements making them are rewritten to read it', async () => {
+    const database = now.config.defaultWorkspaceDatabase;
+    const columns = new Set(await readColumnsOf(now, database));
+    const storedReads = EXPRESSIONS.filter((e) => readCalls(e).length === 1 && columns.has(readColumnName(readCalls(e)[0]!.signature)));
+    expect(storedReads.length).toBeGreaterThan(150);
+    const { fastReads, sandbox, close } = fastReadsOf(now);
+    try {
+      for (const expression of storedReads) {
+        const statement = await fastReads.prepare(sandbox, database, statementOf(expression));
+        expect(statement).toContain(readColumnName(readCalls(expression)[0]!.signature));
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  test('every expression answers the same, before and after, to the byte', async () => {
+    const statements = EXPRESSIONS.map(statementOf);
+    const [before, after] = await Promise.all([answers(old, statements), answers(now, statements)]);
+    for (const [i, expression] of EXPRESSIONS.entries()) expect({ expression, answer: after[i] }).toEqual({ expression, answer: before[i] });
+  }, 120_000);
+});

@@ -5,6 +5,7 @@ import { filterConditions } from '../../src/filters/compile';
 import { readColumnName } from '../../src/properties/json-read';
 import { SqlParams } from '../../src/sql-params';
 import { runQueries, rowsOf } from '../helpers/queries';
+import { describeInProcess } from '../helpers/deno-service';
 import { fastReadsOf, readColumnsOf, waitForStoredReads } from '../helpers/stored-reads';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -32,133 +33,136 @@ const ask = async (sql: string) => {
 const listing = async () => (await svc.request('GET', '/events?limit=10&orderByField=timestamp&orderByDirection=ASC', { key: svc.privateKey })).text();
 const exported = async () => (await svc.request('GET', '/events/export?format=ndjson', { key: svc.privateKey })).text();
 
-beforeAll(async () => {
-  svc = await startTestService();
-  database = svc.config.defaultWorkspaceDatabase;
-  for (const [i, body] of BODIES.entries()) {
-    const res = await svc.request('POST', '/events', { key: svc.publicKey, body: `{"events":[${body.replace('"type"', `"timestamp":"2024-01-0${i + 1}T00:00:00Z","type"`)}]}` });
-    expect(res.status).toBe(201);
-  }
-  before = { text: await ask(BREAKDOWN), listing: await listing(), export: await exported() };
-  // The second statement making these reads has them stored.
-  await ask(BREAKDOWN);
-  await waitForStoredReads(svc, database, [PLAN, AMOUNT]);
-  stored = fastReadsOf(svc);
-});
-afterAll(async () => {
-  await stored.close();
-  await svc.stop();
-});
+// They read the service's storage (its stored columns and mutations): in its own process only.
+describeInProcess('fast property reads', () => {
+  beforeAll(async () => {
+    svc = await startTestService();
+    database = svc.config.defaultWorkspaceDatabase;
+    for (const [i, body] of BODIES.entries()) {
+      const res = await svc.request('POST', '/events', { key: svc.publicKey, body: `{"events":[${body.replace('"type"', `"timestamp":"2024-01-0${i + 1}T00:00:00Z","type"`)}]}` });
+      expect(res.status).toBe(201);
+    }
+    before = { text: await ask(BREAKDOWN), listing: await listing(), export: await exported() };
+    // The second statement making these reads has them stored.
+    await ask(BREAKDOWN);
+    await waitForStoredReads(svc, database, [PLAN, AMOUNT]);
+    stored = fastReadsOf(svc);
+  });
+  afterAll(async () => {
+    await stored.close();
+    await svc.stop();
+  });
 
-describe('a property read made by two statements', () => {
-  test('gets a column in the events table and in events_with_persons, which SELECT * leaves out', async () => {
-    const names = [PLAN, AMOUNT].map(readColumnName).sort();
-    expect(await readColumnsOf(svc, database)).toEqual(names);
-    expect(await readColumnsOf(svc, database, 'events_with_persons')).toEqual(names);
-    for (const table of ['events', 'events_with_persons']) {
-      const [row] = await rowsOf(svc, `SELECT * FROM ${table} LIMIT 1`);
-      expect(Object.keys(row).filter((k) => k.startsWith('property_read_'))).toEqual([]);
+  describe('a property read made by two statements', () => {
+    test('gets a column in the events table and in events_with_persons, which SELECT * leaves out', async () => {
+      const names = [PLAN, AMOUNT].map(readColumnName).sort();
+      expect(await readColumnsOf(svc, database)).toEqual(names);
+      expect(await readColumnsOf(svc, database, 'events_with_persons')).toEqual(names);
+      for (const table of ['events', 'events_with_persons']) {
+        const [row] = await rowsOf(svc, `SELECT * FROM ${table} LIMIT 1`);
+        expect(Object.keys(row).filter((k) => k.startsWith('property_read_'))).toEqual([]);
+      }
+    });
+
+    test('is read from its column, and the answer is the same, names of result columns included', async () => {
+      const sql = `SELECT ${PLAN}, sum(${AMOUNT}), count() FROM events GROUP BY ${PLAN} ORDER BY ${PLAN}`;
+      const statement = await stored.fastReads.prepare(stored.sandbox, database, sql);
+      expect(statement).toContain(`(${readColumnName(PLAN)} AS \`${PLAN}\`)`);
+      expect(statement.replace(/`[^`]*`/g, '')).not.toContain('JSONExtract(');
+      expect(await ask(BREAKDOWN)).toBe(before.text);
+    });
+
+    test('is read from its column through events_with_persons and a table alias', async () => {
+      const sql = `SELECT e.personId, ${PLAN.replace('properties', 'e.properties')} AS plan FROM events_with_persons AS e ORDER BY e.personId`;
+      expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toContain(`(e.${readColumnName(PLAN)} AS`);
+    });
+  });
+
+  describe('reads left as written', () => {
+    const unchanged: Array<[string, string]> = [
+      ['the JSON column of a subquery', `SELECT ${PLAN} FROM (SELECT context AS properties FROM events)`],
+      ['a CTE', `WITH t AS (SELECT properties FROM events) SELECT ${PLAN} FROM t`],
+      ['the traits of the persons view', "SELECT JSONExtract(traits, 'plan', 'String') FROM persons"],
+      ['one read of the events and one of a subquery, by the same keys', `SELECT ${PLAN}, (SELECT any(${PLAN}) FROM (SELECT '{}' AS properties)) FROM events`],
+      ['a read with no column yet', "SELECT JSONExtract(properties, 'zeta', 'Int64') FROM events"],
+    ];
+    for (const [what, sql] of unchanged) {
+      test(what, async () => {
+        expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toBe(sql);
+      });
+    }
+
+    test('a rewrite that would change a result column is not made', async () => {
+      // The same name given to reads of two different tables: one alias cannot stand for both.
+      const sql = `SELECT ${PLAN.replace('properties', 'a.properties')}, ${PLAN.replace('properties', 'b.properties')} FROM events AS a JOIN events AS b ON a.uuid = b.uuid`;
+      expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toBe(sql);
+    });
+  });
+
+  test('filters compiled by the service read the columns, once their reads are stored', async () => {
+    const params = new SqlParams();
+    const where = filterConditions([{ property: 'plan', operator: 'eq', value: 'pro' }], 'events', { params, cohort: () => '' }, '');
+    const sql = `SELECT count() AS n FROM events_with_persons WHERE ${where}`;
+    const statement = () => stored.fastReads.prepare(stored.sandbox, database, sql, params.values);
+    const calls = (statement: string) => statement.replace(/`[^`]*`/g, '').match(/JSON\w+\(/g) ?? [];
+    // JSONExtract(properties, 'plan', 'String') has its column already; the other two reads not yet.
+    expect(calls(await statement())).toEqual(['JSONType(', 'JSONHas(']);
+    const reads = ["JSONType(properties, 'plan')", "JSONHas(properties, 'plan')"];
+    await ask(`SELECT ${reads.join(', ')} FROM events`);
+    await ask(`SELECT ${reads.join(', ')} FROM events`);
+    await waitForStoredReads(svc, database, reads);
+    const rewritten = await statement();
+    expect(calls(rewritten)).toEqual([]);
+    // The same count as reading the text: 0 here, since the first event's properties hold 1e309,
+    // which the engine's JSON reader refuses, and with it every key of that object.
+    const count = (text: string) => stored.sandbox.inspect(database, text, params.values);
+    expect(await count(rewritten)).toBe(await count(sql));
+    expect(JSON.parse(await count(rewritten))).toEqual({ n: 0 });
+  });
+
+  test('GET /events property filters read the columns once two listings have made their reads, and answer the same', async () => {
+    const query = { 'properties.plan': 'free', limit: '10' };
+    const list = async () => (await svc.request('GET', `/events?${new URLSearchParams(query)}`, { key: svc.privateKey })).text();
+    const first = await list();
+    expect(JSON.parse(first).total).toBe(1);
+    await list();
+    await waitForStoredReads(svc, database, ["JSONExtractString(properties, 'plan')", "JSONExtractRaw(properties, 'plan')"]);
+    const { rows, count } = listingStatements(database, query as unknown as ListEventsQuery);
+    for (const statement of [rows, count]) expect(await stored.fastReads.prepareOwn(database, statement.sql, statement.params, false)).toContain('property_read_');
+    expect(await list()).toBe(first);
+  });
+
+  /** The text of `body`'s properties object as sent (the bodies above hold no braces in strings). */
+  function sentProperties(body: string): string {
+    const start = body.indexOf('"properties":');
+    let depth = 0;
+    for (let i = body.indexOf('{', start); ; i++) {
+      if (body[i] === '{') depth++;
+      if (body[i] === '}' && --depth === 0) return body.slice(start, i + 1);
+    }
+  }
+
+  test('GET /events and exports answer properties as they were sent, and as before the columns', async () => {
+    expect(await listing()).toBe(before.listing);
+    expect(await exported()).toBe(before.export);
+    for (const body of BODIES.filter((b) => b.includes('"properties"'))) {
+      expect(before.listing).toContain(sentProperties(body));
+      expect(before.export).toContain(sentProperties(body));
     }
   });
 
-  test('is read from its column, and the answer is the same, names of result columns included', async () => {
-    const sql = `SELECT ${PLAN}, sum(${AMOUNT}), count() FROM events GROUP BY ${PLAN} ORDER BY ${PLAN}`;
-    const statement = await stored.fastReads.prepare(stored.sandbox, database, sql);
-    expect(statement).toContain(`(${readColumnName(PLAN)} AS \`${PLAN}\`)`);
-    expect(statement.replace(/`[^`]*`/g, '')).not.toContain('JSONExtract(');
-    expect(await ask(BREAKDOWN)).toBe(before.text);
+  test('PROPERTY_COLUMNS_MAX bounds the columns of a workspace', async () => {
+    const bounded = await startTestService({ PROPERTY_COLUMNS_MAX: '1' });
+    try {
+      const db = bounded.config.defaultWorkspaceDatabase;
+      await bounded.request('POST', '/events', { key: bounded.publicKey, body: { events: [{ type: 'track', event: 'x', properties: { a: 1, b: 2 } }] } });
+      const sql = "SELECT JSONExtract(properties, 'a', 'Int64'), JSONExtract(properties, 'b', 'Int64') FROM events";
+      for (let i = 0; i < 3; i++) expect((await runQueries(bounded, [sql])).status).toBe(200);
+      await waitForStoredReads(bounded, db, []);
+      await Bun.sleep(500);
+      expect(await readColumnsOf(bounded, db)).toHaveLength(1);
+    } finally {
+      await bounded.stop();
+    }
   });
-
-  test('is read from its column through events_with_persons and a table alias', async () => {
-    const sql = `SELECT e.personId, ${PLAN.replace('properties', 'e.properties')} AS plan FROM events_with_persons AS e ORDER BY e.personId`;
-    expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toContain(`(e.${readColumnName(PLAN)} AS`);
-  });
-});
-
-describe('reads left as written', () => {
-  const unchanged: Array<[string, string]> = [
-    ['the JSON column of a subquery', `SELECT ${PLAN} FROM (SELECT context AS properties FROM events)`],
-    ['a CTE', `WITH t AS (SELECT properties FROM events) SELECT ${PLAN} FROM t`],
-    ['the traits of the persons view', "SELECT JSONExtract(traits, 'plan', 'String') FROM persons"],
-    ['one read of the events and one of a subquery, by the same keys', `SELECT ${PLAN}, (SELECT any(${PLAN}) FROM (SELECT '{}' AS properties)) FROM events`],
-    ['a read with no column yet', "SELECT JSONExtract(properties, 'zeta', 'Int64') FROM events"],
-  ];
-  for (const [what, sql] of unchanged) {
-    test(what, async () => {
-      expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toBe(sql);
-    });
-  }
-
-  test('a rewrite that would change a result column is not made', async () => {
-    // The same name given to reads of two different tables: one alias cannot stand for both.
-    const sql = `SELECT ${PLAN.replace('properties', 'a.properties')}, ${PLAN.replace('properties', 'b.properties')} FROM events AS a JOIN events AS b ON a.uuid = b.uuid`;
-    expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toBe(sql);
-  });
-});
-
-test('filters compiled by the service read the columns, once their reads are stored', async () => {
-  const params = new SqlParams();
-  const where = filterConditions([{ property: 'plan', operator: 'eq', value: 'pro' }], 'events', { params, cohort: () => '' }, '');
-  const sql = `SELECT count() AS n FROM events_with_persons WHERE ${where}`;
-  const statement = () => stored.fastReads.prepare(stored.sandbox, database, sql, params.values);
-  const calls = (statement: string) => statement.replace(/`[^`]*`/g, '').match(/JSON\w+\(/g) ?? [];
-  // JSONExtract(properties, 'plan', 'String') has its column already; the other two reads not yet.
-  expect(calls(await statement())).toEqual(['JSONType(', 'JSONHas(']);
-  const reads = ["JSONType(properties, 'plan')", "JSONHas(properties, 'plan')"];
-  await ask(`SELECT ${reads.join(', ')} FROM events`);
-  await ask(`SELECT ${reads.join(', ')} FROM events`);
-  await waitForStoredReads(svc, database, reads);
-  const rewritten = await statement();
-  expect(calls(rewritten)).toEqual([]);
-  // The same count as reading the text: 0 here, since the first event's properties hold 1e309,
-  // which the engine's JSON reader refuses, and with it every key of that object.
-  const count = (text: string) => stored.sandbox.inspect(database, text, params.values);
-  expect(await count(rewritten)).toBe(await count(sql));
-  expect(JSON.parse(await count(rewritten))).toEqual({ n: 0 });
-});
-
-test('GET /events property filters read the columns once two listings have made their reads, and answer the same', async () => {
-  const query = { 'properties.plan': 'free', limit: '10' };
-  const list = async () => (await svc.request('GET', `/events?${new URLSearchParams(query)}`, { key: svc.privateKey })).text();
-  const first = await list();
-  expect(JSON.parse(first).total).toBe(1);
-  await list();
-  await waitForStoredReads(svc, database, ["JSONExtractString(properties, 'plan')", "JSONExtractRaw(properties, 'plan')"]);
-  const { rows, count } = listingStatements(database, query as unknown as ListEventsQuery);
-  for (const statement of [rows, count]) expect(await stored.fastReads.prepareOwn(database, statement.sql, statement.params, false)).toContain('property_read_');
-  expect(await list()).toBe(first);
-});
-
-/** The text of `body`'s properties object as sent (the bodies above hold no braces in strings). */
-function sentProperties(body: string): string {
-  const start = body.indexOf('"properties":');
-  let depth = 0;
-  for (let i = body.indexOf('{', start); ; i++) {
-    if (body[i] === '{') depth++;
-    if (body[i] === '}' && --depth === 0) return body.slice(start, i + 1);
-  }
-}
-
-test('GET /events and exports answer properties as they were sent, and as before the columns', async () => {
-  expect(await listing()).toBe(before.listing);
-  expect(await exported()).toBe(before.export);
-  for (const body of BODIES.filter((b) => b.includes('"properties"'))) {
-    expect(before.listing).toContain(sentProperties(body));
-    expect(before.export).toContain(sentProperties(body));
-  }
-});
-
-test('PROPERTY_COLUMNS_MAX bounds the columns of a workspace', async () => {
-  const bounded = await startTestService({ PROPERTY_COLUMNS_MAX: '1' });
-  try {
-    const db = bounded.config.defaultWorkspaceDatabase;
-    await bounded.request('POST', '/events', { key: bounded.publicKey, body: { events: [{ type: 'track', event: 'x', properties: { a: 1, b: 2 } }] } });
-    const sql = "SELECT JSONExtract(properties, 'a', 'Int64'), JSONExtract(properties, 'b', 'Int64') FROM events";
-    for (let i = 0; i < 3; i++) expect((await runQueries(bounded, [sql])).status).toBe(200);
-    await waitForStoredReads(bounded, db, []);
-    await Bun.sleep(500);
-    expect(await readColumnsOf(bounded, db)).toHaveLength(1);
-  } finally {
-    await bounded.stop();
-  }
 });
