@@ -45,7 +45,7 @@ export async function startDenoService(settings: Record<string, string>, log: Lo
     const { level, msg, time: _time, ...fields } = JSON.parse(line) as { level: LogLevel; msg: string; time: string } & LogFields;
     log[level](msg, fields);
   };
-  const { url, proc } = await startServiceProcess(settings, 'deno', forward);
+  const { url, clickhousePort, proc } = await startServiceProcess(settings, 'deno', forward);
   running.add(proc);
   const stop = async () => {
     proc.kill('SIGTERM');
@@ -57,6 +57,7 @@ export async function startDenoService(settings: Record<string, string>, log: Lo
   return {
     url,
     port: Number(new URL(url).port),
+    clickhousePort,
     get storage() {
       return inProcessOnly('storage');
     },

@@ -26,6 +26,8 @@ export const TEST_RUNTIME: Runtime = (() => {
 
 export interface ServiceProcess {
   url: string;
+  /** The ClickHouse interface's own port, when CLICKHOUSE_INTERFACE_PORT opened one. */
+  clickhousePort?: number;
   proc: Subprocess<'ignore', 'pipe', 'inherit'>;
   /** Every log line printed so far. */
   lines: string[];
@@ -53,8 +55,8 @@ export async function startServiceProcess(
   const lines: string[] = [];
   const decoder = new TextDecoder();
   let buffered = '';
-  let resolveUrl!: (url: string) => void;
-  const url = new Promise<string>((r) => (resolveUrl = r));
+  let resolveListening!: (entry: { url: string; clickhousePort?: number }) => void;
+  const listening = new Promise<{ url: string; clickhousePort?: number }>((r) => (resolveListening = r));
   (async () => {
     for await (const chunk of proc.stdout) {
       buffered += decoder.decode(chunk, { stream: true });
@@ -64,13 +66,13 @@ export async function startServiceProcess(
         buffered = buffered.slice(nl + 1);
         lines.push(line);
         onLine?.(line);
-        const entry = JSON.parse(line) as { msg: string; url?: string; loopbackUrl?: string };
-        if (entry.msg === 'listening') resolveUrl((entry.url ?? entry.loopbackUrl)!);
+        const entry = JSON.parse(line) as { msg: string; url?: string; loopbackUrl?: string; clickhousePort?: number };
+        if (entry.msg === 'listening') resolveListening({ url: (entry.url ?? entry.loopbackUrl)!, clickhousePort: entry.clickhousePort });
       }
     }
   })();
-  const started = await Promise.race([url, proc.exited.then((code) => Promise.reject(new Error(`service exited with ${code}: ${lines.join('\n')}`)))]);
-  return { url: started, proc, lines };
+  const started = await Promise.race([listening, proc.exited.then((code) => Promise.reject(new Error(`service exited with ${code}: ${lines.join('\n')}`)))]);
+  return { ...started, proc, lines };
 }
 
 /** A process's peak resident memory so far (the kernel's high-water mark). */
