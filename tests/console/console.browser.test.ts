@@ -379,7 +379,8 @@ describeInChromium('the console in Chromium', () => {
     // Drawn again for the default workspace: its database in the top bar, no X-Workspace-Id kept.
     await page.waitForFunction((db: string) => document.querySelector('.workspace-name code')?.textContent === db, {}, svc.config.defaultWorkspaceDatabase);
     expect(await page.evaluate(() => sessionStorage.getItem('console.workspace'))).toBeNull();
-    expect(await page.$eval('.workspace-switcher', (s) => (s as any).selectedOptions[0].textContent)).toBe('Default (default)');
+    // The switcher names the default as such once its list of workspaces has loaded.
+    await page.waitForFunction(() => (document.querySelector('.workspace-switcher') as any)?.selectedOptions[0]?.textContent === 'Default (default)');
     await go('workspaces');
     await waitForText('.data-table', 'Marketing site');
 
