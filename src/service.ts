@@ -105,6 +105,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       readWaitMs: config.ingestReadWaitMs,
       ack,
       onInserted: (database, links) => identities.loaded(database, links),
+      linksOf: (database, events) => identities.linksOf(database, events),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
         streams.committed(database, events);

@@ -57,6 +57,13 @@ export interface IngestBufferOptions {
    * and must be quick.
    */
   onInserted?: (database: string, links: readonly IdentityLink[]) => void;
+  /**
+   * The links of a submission's events that `onInserted` is to be told of, called as each
+   * submission takes its place in the log, in log order; every link when not given.
+   * `IdentityLinks.linksOf` leaves out repeats of links already resolved, so that signed-in
+   * traffic keeps nothing for them until the insert.
+   */
+  linksOf?: (database: string, events: readonly AcceptedEvent[]) => readonly IdentityLink[];
   /** Told of each loaded insert, with its events in log order. Must not throw, and must be quick. */
   onCommitted?: (database: string, events: readonly Event[]) => void;
   /** Whether `onCommitted` wants a database's events (they are not made for it otherwise). */
@@ -88,7 +95,7 @@ interface Entry {
    */
   lines: string | undefined;
   /** The identity links of its events, when `onInserted` wants them; undefined for a record recovered from the log. */
-  links?: IdentityLink[];
+  links?: readonly IdentityLink[];
   state: 'appending' | 'logged' | 'failed';
   position?: LogPosition;
   /** When it was logged (ms, Date.now()). */
@@ -253,7 +260,7 @@ export class IngestBuffer {
       const entry = this.enqueue(submission, database, claim.fresh.length);
       const record = encodeEventsRecord(database, claim.fresh);
       entry.lines = linesOf(record, database);
-      if (this.options.onInserted) entry.links = identityLinksOf(claim.fresh);
+      if (this.options.onInserted) entry.links = this.options.linksOf ? this.options.linksOf(database, claim.fresh) : identityLinksOf(claim.fresh);
       try {
         entry.position = await this.wal.append(record);
       } catch (err) {

@@ -1,9 +1,10 @@
-import type { IdentityLink } from '../events/identity-link';
+import type { AcceptedEvent } from '../events/event-rows';
+import { forEachLink, type IdentityLink } from '../events/identity-link';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
 import { LOOKUP_TABLES } from '../storage/migrations/persons';
 import { identifier, jsonLines, type Storage } from '../storage/storage';
-import { toEngineDateTime, type Micros } from '../timestamps';
+import { parseIsoDateTime, toEngineDateTime, type Micros } from '../timestamps';
 
 /** Links remembered per process as already resolved, at most: beyond, the oldest are forgotten. */
 const REMEMBERED_LINKS = 200_000;
@@ -13,10 +14,18 @@ const REMEMBERED_LINKS = 200_000;
  */
 const RENAME_ROUNDS = 5;
 /**
- * How long links gather before a resolution round, unless a read waits for them: under steady
- * ingest, rounds of this many milliseconds' links cost far less than a round after every load.
+ * How long links gather before a resolution round, at least, unless a read waits for them: under
+ * steady ingest, rounds of this many milliseconds' links cost far less than a round after every
+ * load (a round costs the engine about 20 ms of CPU however few its links).
  */
 const GATHER_MS = 250;
+/**
+ * A round that took long (many new links, or a busy machine) is followed by a gathering this many
+ * times its length, up to GATHER_MAX_MS: under load, rounds come less often and take more links
+ * each, and resolving keeps to about a fifth of the time.
+ */
+const ROUND_SPACING = 4;
+const GATHER_MAX_MS = 2000;
 /** Rounds a database's links are tried in before they are given up (logged) until the next start derives them again. */
 const ATTEMPTS = 5;
 /**
@@ -25,6 +34,20 @@ const ATTEMPTS = 5;
  * and requests accepted at the same time reach the log a little out of order.
  */
 const RECOVERY_MARGIN_MINUTES = 10;
+
+const NO_LINKS: readonly IdentityLink[] = Object.freeze([]);
+
+/** A link this process has stored and resolved: the latest of its id it has seen, but for repeats of it. */
+interface Remembered {
+  database: string;
+  userId: string;
+  /**
+   * The time of the event it was remembered from. Repeats of the link do not move it on (that
+   * would parse every repeat's time): a late link to another userId dated after it, which wins in
+   * `person_links` too, takes its place here, and the next repeat is then stored again and wins back.
+   */
+  at: Micros;
+}
 
 /** A link waiting for its round: the latest of its id, by time, then arrival. */
 interface PendingLink {
@@ -42,6 +65,15 @@ interface Pending {
 }
 
 /**
+ * `IN` over the Array(String) parameter `param`, through a subquery. Compared directly with a
+ * table's key, an array parameter of more than about 750 KB (20,000 ids of 36 characters) took
+ * the engine time growing with rows × ids (chDB 3.4.0: 28 s for 22,000 ids against 200,000 rows,
+ * 24 s for a round of 50,000 new links; through the subquery 0.1 s and 0.8 s): a round of new
+ * links reaches that size under load.
+ */
+const inList = (param: string) => `(SELECT arrayJoin({${param}:Array(String)}))`;
+
+/**
  * The links the events of `events` (a table or view of events) carry, one per id (its latest, by
  * time, then parse order), as `person_links` rows; only of events parsed since `since` when given.
  */
@@ -57,21 +89,31 @@ const derivedLinks = (events: string, since?: string) => `SELECT link.1 AS id, a
   GROUP BY id`;
 
 /**
- * Keeps `person_lookup` (each linked id resolved to its person) in step with `person_links`,
- * which the engine fills as events are inserted. After each load, the ids whose link may have
- * changed are resolved again in the engine: their latest link (FINAL), then the person of its
- * userId when that was itself renamed. A rename also re-points every id that resolved to the
- * renamed id. Links this process has already resolved to the same userId are skipped, which keeps
- * the cost at ingest to the links that are new (docs/api/persons.md).
+ * Keeps `person_links` (every link) and `person_lookup` (each linked id resolved to its person)
+ * in step with the events loaded. In rounds after the loads, the new links are stored and the ids
+ * whose link may have changed are resolved again in the engine: their latest link (FINAL), then
+ * the person of its userId when that was itself renamed. A rename also re-points every id that
+ * resolved to the renamed id. Links this process has already resolved to the same userId are
+ * skipped as their events are submitted, which keeps the cost at ingest to the links that are new
+ * (docs/api/persons.md).
  */
 export class IdentityLinks {
   private readonly versions = new MonotonicClock();
   /**
-   * `database \n id` → the latest link of the id this process has seen and resolved (its userId
-   * and the event's time), in insertion order (oldest first). Another link of the id is resolved
-   * again whatever its time, since `person_links` may hold a later one from elsewhere.
+   * id → the latest link of the id this process has seen and resolved, in insertion order
+   * (oldest first). Another link of the id is resolved again whatever its time, since
+   * `person_links` may hold a later one from elsewhere. Keyed by the id alone, so that the
+   * lookup every linking event makes builds no key: the same id in another database takes the
+   * place (forgetting a link costs only its resolving again).
    */
-  private readonly resolved = new Map<string, { userId: string; at: Micros }>();
+  private readonly resolved = new Map<string, Remembered>();
+  /**
+   * id → the latest of its links handed out by `linksOf` and not yet `loaded`, and its database.
+   * While one is, the id's repeats are handed out too: loading it may change what is remembered
+   * for the id. (One whose events never load, refused or of a dropped database, stays until the
+   * id's next link is loaded, or its database is dropped.)
+   */
+  private readonly inFlight = new Map<string, { link: IdentityLink; database: string }>();
   /** Links waiting for their round, per database. */
   private readonly pending = new Map<string, Pending>();
   /** The resolution running, per database. */
@@ -80,6 +122,8 @@ export class IdentityLinks {
   private readonly hurry = new Map<string, () => void>();
   /** Databases a read waits on: their rounds start at once until nothing is queued. */
   private readonly hurried = new Set<string>();
+  /** Databases seen to hold a renamed id (an `alias`): until one is, a round looks up no renames. */
+  private readonly renaming = new Set<string>();
 
   constructor(
     private readonly storage: Storage,
@@ -88,24 +132,46 @@ export class IdentityLinks {
   ) {}
 
   /**
+   * The links of `events`, submitted for `database` and called in log order, that `loaded` is to
+   * be given once they are inserted: a repeat of the link remembered for its id is left out
+   * (unless a link of the id handed out earlier is not loaded yet), as `loaded` would skip it.
+   * Signed-in traffic repeats its link on every event: this keeps it to one lookup an event,
+   * with no object kept until the insert (which the garbage collector paid for).
+   */
+  linksOf(database: string, events: readonly AcceptedEvent[]): readonly IdentityLink[] {
+    let links: IdentityLink[] | undefined;
+    forEachLink(events, (id, userId, rename, { event, parsedAt }) => {
+      if (!rename) {
+        const known = this.resolved.get(id);
+        if (known !== undefined && known.userId === userId && known.database === database && !this.inFlight.has(id)) return;
+      }
+      const link = { id, userId, rename, timestamp: event.timestamp, parsedAt };
+      this.inFlight.set(id, { link, database });
+      (links ??= []).push(link);
+    });
+    return links ?? NO_LINKS;
+  }
+
+  /**
    * Queues `links` (of events just inserted into `database`) for resolution, and answers
-   * at once: the loader goes on with the next insert meanwhile. Links queued within GATHER_MS, or
-   * while a resolution runs, are resolved together by the next one. Reads wait for it with `settled`.
+   * at once: the loader goes on with the next insert meanwhile. Links queued while the next round
+   * gathers (GATHER_MS, longer after a long round) or while one runs are resolved together by the
+   * next one. Reads wait for it with `settled`. A repeat of the link remembered for its id is
+   * skipped before its time is even parsed.
    */
   loaded(database: string, links: readonly IdentityLink[]): void {
     let pending = this.pending.get(database);
-    for (const { id, userId, rename, at, parsedAt } of links) {
-      const key = `${database}\n${id}`;
-      const known = this.resolved.get(key);
-      if (known?.userId === userId && !rename) {
-        if (at > known.at) known.at = at;
-        continue;
-      }
+    for (const link of links) {
+      const { id, userId, rename, timestamp, parsedAt } = link;
+      if (this.inFlight.get(id)?.link === link) this.inFlight.delete(id);
+      const known = this.resolved.get(id);
+      if (known !== undefined && known.userId === userId && known.database === database && !rename) continue;
+      const at = parseIsoDateTime(timestamp)!;
       if (!pending) this.pending.set(database, (pending = { links: new Map(), renamed: new Set(), attempts: 0 }));
       const queued = pending.links.get(id);
       if (!queued || at >= queued.at) pending.links.set(id, { userId, rename, at, parsedAt });
       if (rename) pending.renamed.add(id);
-      if (!known || at >= known.at) this.remember(key, userId, at);
+      if (known?.database !== database || at >= known.at) this.remember(database, id, userId, at);
     }
     if (pending && !this.running.has(database)) this.running.set(database, this.drain(database));
   }
@@ -125,11 +191,12 @@ export class IdentityLinks {
    * ATTEMPTS times. Never throws.
    */
   private async drain(database: string): Promise<void> {
-    for (let failed = false; ; ) {
-      await this.gather(database, failed);
+    for (let failed = false, gatherMs = GATHER_MS; ; ) {
+      await this.gather(database, failed, gatherMs);
       const next = this.pending.get(database);
       if (!next) break;
       this.pending.delete(database);
+      const started = performance.now();
       try {
         await this.store(database, next.links);
         await this.resolve(database, [...next.links.keys()], [...next.renamed]);
@@ -144,6 +211,7 @@ export class IdentityLinks {
           { database, links: next.links.size, attempts, err },
         );
       }
+      gatherMs = Math.min(GATHER_MAX_MS, Math.max(GATHER_MS, ROUND_SPACING * (performance.now() - started)));
     }
     this.running.delete(database);
     this.hurried.delete(database);
@@ -163,11 +231,11 @@ export class IdentityLinks {
     await this.storage.insert(database, 'person_links', jsonLines(rows));
   }
 
-  /** Waits GATHER_MS for more links, unless a read waits for `database` and the last round did not fail. */
-  private async gather(database: string, failed: boolean): Promise<void> {
+  /** Waits `ms` for more links, unless a read waits for `database` and the last round did not fail. */
+  private async gather(database: string, failed: boolean, ms: number): Promise<void> {
     if (this.hurried.has(database) && !failed) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, GATHER_MS);
+      const timer = setTimeout(resolve, ms);
       timer.unref?.();
       this.hurry.set(database, () => {
         clearTimeout(timer);
@@ -227,13 +295,15 @@ export class IdentityLinks {
     this.retain((db) => db !== database);
   }
 
-  /** Forgets what this process resolved in databases no longer in `databases` (dropped workspaces). */
+  /** Forgets what this process resolved in databases no longer in `databases` (dropped workspaces), and their links in flight. */
   retainOnly(databases: ReadonlySet<string>): void {
     this.retain((db) => databases.has(db));
+    for (const [id, { database }] of this.inFlight) if (!databases.has(database)) this.inFlight.delete(id);
   }
 
   private retain(keep: (database: string) => boolean): void {
-    for (const key of this.resolved.keys()) if (!keep(key.slice(0, key.indexOf('\n')))) this.resolved.delete(key);
+    for (const [id, known] of this.resolved) if (!keep(known.database)) this.resolved.delete(id);
+    for (const database of this.renaming) if (!keep(database)) this.renaming.delete(database);
   }
 
   private async resolve(database: string, ids: string[], renamed: string[]): Promise<void> {
@@ -243,12 +313,26 @@ export class IdentityLinks {
 
   /**
    * The SELECT resolving `links` (id, userId, kind): the person of the userId when it was renamed,
-   * else the userId. `userIds` selects the userIds, so that only their renames are read.
+   * else the userId. `userIds` selects the userIds, so that only their renames are read; without
+   * `renames` (the database holds none), none are.
    */
-  private resolution(db: string, links: string, userIds: string): string {
+  private resolution(db: string, links: string, userIds: string, renames = true): string {
+    if (!renames) return `SELECT id, userId AS personId, kind = 'alias' AS isAlias FROM (${links})`;
     return `SELECT l.id AS id, if(a.personId != '', a.personId, l.userId) AS personId, l.kind = 'alias' AS isAlias
       FROM (${links}) AS l
       LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL WHERE isAlias AND id IN (${userIds})) AS a ON a.id = l.userId`;
+  }
+
+  /**
+   * Whether `person_lookup` of `database` holds a renamed id, in any version (if none does, the
+   * rename of no userId is to be looked up): once one is seen, until the database is forgotten.
+   * Most workspaces never call `alias`, and looking renames up was half of a round's cost.
+   */
+  private async holdsRenames(database: string): Promise<boolean> {
+    if (this.renaming.has(database)) return true;
+    const rows = await this.storage.query(`SELECT 1 AS renamed FROM ${identifier(database)}.person_lookup WHERE isAlias LIMIT 1`, {}, 'background');
+    if (rows.length > 0) this.renaming.add(database);
+    return rows.length > 0;
   }
 
   /**
@@ -270,10 +354,11 @@ export class IdentityLinks {
 
   private async resolveIds(database: string, ids: string[]): Promise<void> {
     const db = identifier(database);
-    const links = `SELECT id, userId, kind FROM ${db}.person_links FINAL WHERE id IN {ids:Array(String)}`;
+    const links = `SELECT id, userId, kind FROM ${db}.person_links FINAL WHERE id IN ${inList('ids')}`;
+    const renames = await this.holdsRenames(database);
     await this.storage.command(
       `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
-       SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT userId FROM ${db}.person_links WHERE id IN {ids:Array(String)}`)})`,
+       SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT userId FROM ${db}.person_links WHERE id IN ${inList('ids')}`, renames)})`,
       { ids, version: this.version() },
       'background',
     );
@@ -292,9 +377,9 @@ export class IdentityLinks {
     }
   }
 
-  private remember(key: string, userId: string, at: Micros): void {
-    this.resolved.delete(key);
-    this.resolved.set(key, { userId, at });
+  private remember(database: string, id: string, userId: string, at: Micros): void {
+    this.resolved.delete(id);
+    this.resolved.set(id, { database, userId, at });
     if (this.resolved.size > REMEMBERED_LINKS) this.resolved.delete(this.resolved.keys().next().value!);
   }
 

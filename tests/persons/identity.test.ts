@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { acceptEvent } from '../../src/events/event-rows';
+import { identityLinksOf } from '../../src/events/identity-link';
+import { silentLogger } from '../../src/log';
+import { IdentityLinks } from '../../src/persons/identity-links';
+import { nowMicros } from '../../src/timestamps';
 import { testInProcess } from '../helpers/deno-service';
 import { rowsOf } from '../helpers/queries';
 import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
@@ -94,6 +99,21 @@ describe('identity links, with known answers', () => {
     expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
   });
 
+  test('a late link dated between repeats of the current one wins only until the current link comes again', async () => {
+    const ids = ['v8-browser', 'v8-alice', 'v8-bob'];
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v8-browser', timestamp: at(10) },
+      { type: 'identify', userId: 'v8-bob', anonymousId: 'v8-browser', timestamp: at(11) },
+      { type: 'track', event: 'x', userId: 'v8-bob', anonymousId: 'v8-browser', timestamp: at(13) },
+    ]);
+    expect(await personsOf(svc, ids)).toEqual({ 'v8-bob': 3 });
+    // Out of time order (an import of old events): the repeat at 13 was not stored, so this link wins for now (docs/api/persons.md).
+    await sendEvents(svc, [{ type: 'identify', userId: 'v8-alice', anonymousId: 'v8-browser', timestamp: at(12) }]);
+    await personsOf(svc, ids);
+    await sendEvents(svc, [{ type: 'track', event: 'y', userId: 'v8-bob', anonymousId: 'v8-browser', timestamp: at(14) }]);
+    expect(await personsOf(svc, ids)).toEqual({ 'v8-alice': 1, 'v8-bob': 4 });
+  });
+
   test('an identify arriving after the anonymous events links them (retroactive)', async () => {
     await sendEvents(svc, [{ type: 'page', anonymousId: 'v6-anon', timestamp: at(1) }]);
     expect(await personsOf(svc, ['v6-anon', 'v6-user'])).toEqual({ 'v6-anon': 1 });
@@ -107,6 +127,19 @@ describe('identity links, with known answers', () => {
     expect(await personsOf(svc, ['v1-anon', 'v1-user'])).toEqual({ 'v1-user': 5 });
     expect(await personsOf(svc, ['v3-anon', 'v3-first', 'v3-second', 'v3-third'])).toEqual({ 'v3-third': 7 });
     expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+  });
+
+  testInProcess('a round of 50,000 new links of 36-character ids resolves in seconds', async () => {
+    // Compared with the key as one array parameter, their ids took the engine 24 s here (chDB 3.4.0; it grows with rows × ids).
+    const db = svc.settings.DEFAULT_WORKSPACE_DATABASE!;
+    const links = new IdentityLinks(svc.storage, false, silentLogger);
+    const ids = Array.from({ length: 50_000 }, () => crypto.randomUUID());
+    const started = performance.now();
+    links.loaded(db, identityLinksOf(ids.map((anonymousId, i) => acceptEvent({ type: 'track', event: 'x', anonymousId, userId: `v9-${i}` }, nowMicros(), db))));
+    await links.settled(db);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const rows = await rowsOf(svc, `SELECT count() AS n FROM person_lookup FINAL WHERE startsWith(personId, 'v9-')`);
+    expect(Number(rows[0]!.n)).toBe(50_000);
   });
 
   testInProcess('events stored without their links (a stop between the insert and the round storing them) are linked at the next start', async () => {
