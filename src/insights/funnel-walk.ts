@@ -21,11 +21,13 @@ import type { TimeRange } from './time-range';
  *   event comes after fromStep's event and before that of a step up to toStep;
  * - the best conversion is the deepest; of equal ones, the one started first.
  *
+ * With `withActor`, each row also has its `actor` (the persons behind a step).
+ *
  * The statement is a chain of named queries, each adding columns to the one before: the engine
  * expands an alias wherever it is used, so columns built on columns of one SELECT would grow the
  * statement past its size limit.
  */
-export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, events: string, context: CompileContext): string {
+export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, events: string, context: CompileContext, withActor = false): string {
   const { params } = context;
   const steps = query.steps.length;
   const canStart = (mask: string) => (query.order === 'unordered' ? `bitAnd(${mask}, ${(1 << steps) - 1}) != 0` : `bitTest(${mask}, 0)`);
@@ -48,7 +50,7 @@ export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: Tim
   ];
   // The events that start conversions, as `startFlags` marks them.
   const startable = `${canStart('mask')} AND ${time('key')} <= ${lastStart}`;
-  const actors = `SELECT arraySort(groupArray(key)) AS keys${query.breakdown ? `, arraySort((v, k) -> k, groupArrayIf(breakdownValue, ${startable}), groupArrayIf(key, ${startable})) AS startValues` : ''}
+  const actors = `SELECT ${withActor ? 'actor, ' : ''}arraySort(groupArray(key)) AS keys${query.breakdown ? `, arraySort((v, k) -> k, groupArrayIf(breakdownValue, ${startable}), groupArrayIf(key, ${startable})) AS startValues` : ''}
 ${fromSubquery(events)}
 GROUP BY actor
 HAVING countIf(${startable}) > 0`;
@@ -60,7 +62,7 @@ HAVING countIf(${startable}) > 0`;
 ${indent(indent(actors))}
   ),
 ${named.join(',\n')}
-SELECT depth, times${query.breakdown ? ', firstValue AS breakdownValue' : ''}
+SELECT depth, times${query.breakdown ? ', firstValue AS breakdownValue' : ''}${withActor ? ', actor' : ''}
 FROM ${names.at(-1)}`;
 }
 

@@ -1,10 +1,12 @@
+import { invalidInput } from '../http/problem';
 import type { Row } from '../storage/storage';
-import { OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
+import { breakdownCondition, checkIndex, type ActorsStatement } from './actors';
+import { actorColumn, OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
 import { checkFunnel } from './funnel-checks';
 import { funnelEvents } from './funnel-events';
 import { fromSubquery, funnelWalk } from './funnel-walk';
 import { DEFAULT_WINDOW } from './funnel-window';
-import type { FunnelsQuery } from './model';
+import type { FunnelsActorsQuery, FunnelsQuery } from './model';
 import { timeRange } from './time-range';
 
 /**
@@ -15,11 +17,7 @@ import { timeRange } from './time-range';
  * of the two middle ones.
  */
 export function compileFunnels(query: FunnelsQuery, context: CompileContext): CompiledInsight {
-  checkFunnel(query, context.pointer);
-  const window = query.window ?? DEFAULT_WINDOW;
-  // Months: the range is not split into periods, so this only bounds its length generously.
-  const range = timeRange(query, 'month', context.now, context.pointer, false);
-  const walk = funnelWalk(query, window, range, funnelEvents(query, window, range, context), context);
+  const walk = walkOf(query, context, false);
   const steps = [...query.steps.keys()];
   const reached = (k: number) => `depth >= ${k + 1}`;
   const ifConverted = (k: number, aggregate: string) => `if(countIf(${reached(k)}) = 0, NULL, ${aggregate})`;
@@ -31,6 +29,29 @@ export function compileFunnels(query: FunnelsQuery, context: CompileContext): Co
   [${times.map((k) => ifConverted(k, `quantileExactInclusiveIf(0.5)(times[${k}], ${reached(k)})`)).join(', ')}] AS medians
 ${fromSubquery(walk)}${order}`;
   return { sql, params: context.params.values, answer: (rows) => funnelsAnswer(query, rows) };
+}
+
+/** Each actor's best conversion (`funnelWalk`), with its actor when asked. */
+function walkOf(query: FunnelsQuery, context: CompileContext, withActor: boolean): string {
+  checkFunnel(query, context.pointer);
+  const window = query.window ?? DEFAULT_WINDOW;
+  // Months: the range is not split into periods, so this only bounds its length generously.
+  const range = timeRange(query, 'month', context.now, context.pointer, false);
+  return funnelWalk(query, window, range, funnelEvents(query, window, range, context), context, withActor);
+}
+
+/** The actors behind a step: those whose best conversion reached it, or with `dropped` reached the step before and not it. */
+export function funnelsActors(body: FunnelsActorsQuery, context: CompileContext): ActorsStatement {
+  const { query } = body;
+  checkIndex(body.step, query.steps.length, '/step', 'steps');
+  if (body.dropped && body.step === 0) throw invalidInput('nobody drops at the first step', [{ pointer: '/dropped', detail: 'applies from step 1 on' }]);
+  const walk = walkOf(query, context, true);
+  const step = context.params.bind(body.step, 'UInt32');
+  const depth = body.dropped ? `depth = ${step}` : `depth > ${step}`;
+  const sql = `SELECT actor
+${fromSubquery(walk)}
+WHERE ${depth} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}`;
+  return { sql, key: actorColumn(query.aggregateBy), eventCount: false };
 }
 
 interface FunnelRow {

@@ -6,6 +6,8 @@ import { invalidInput } from '../http/problem';
 import type { QueryRunner } from '../queries/query-runner';
 import { SqlParams } from '../sql-params';
 import type { Workspace } from '../workspaces/model';
+import { ACTORS, type ActorKind } from './actor-kinds';
+import { pagedActors, type ActorsPage } from './actors';
 import type { CompileContext, CompiledInsight } from './compile-context';
 import { inlineParameters } from './explain';
 import { compileFunnels } from './funnels';
@@ -70,6 +72,15 @@ export class Insights implements InsightAnswerer {
 
   async answer(workspace: Workspace, kind: InsightKind, query: unknown, pointer: string): Promise<unknown> {
     const compiled = await this.compile(workspace, kind, query, pointer);
+    await this.ingested(workspace.databaseName);
+    return compiled.answer(await this.runner.runCompiled(workspace.databaseName, compiled.sql, compiled.params));
+  }
+
+  /** `POST /insights/<kind>/persons`: the actors behind one point of the insight `body.query` (a body its route has checked). */
+  async actors(workspace: Workspace, kind: ActorKind, body: { query: unknown } & ActorsPage): Promise<unknown> {
+    const filters = await this.cohorts.context(workspace, cohortFilters(body.query), new SqlParams());
+    const context: CompileContext = { ...filters, now: Date.now(), pointer: '/query' };
+    const compiled = pagedActors(ACTORS[kind].select(body as never, context), body, context);
     await this.ingested(workspace.databaseName);
     return compiled.answer(await this.runner.runCompiled(workspace.databaseName, compiled.sql, compiled.params));
   }

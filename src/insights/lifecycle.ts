@@ -1,9 +1,33 @@
 import type { Row } from '../storage/storage';
 import { checkActorSeries } from './actor-series';
+import { periodIndexOf, type ActorsStatement } from './actors';
 import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
-import { LIFECYCLE_STATUSES, type LifecycleQuery } from './model';
+import { LIFECYCLE_STATUSES, type LifecycleActorsQuery, type LifecycleQuery } from './model';
 import { periodIndexer } from './period-index';
 import { bindRange, period, periodStart, timeRange } from './time-range';
+
+/** Per actor and period of the range (1 to n) it was active in or went dormant in, its `status` there. */
+function actorStatuses(query: LifecycleQuery, context: CompileContext) {
+  checkActorSeries(query.series, query.aggregateBy, context.pointer);
+  const interval = query.interval ?? 'day';
+  const range = timeRange(query, interval, context.now, context.pointer);
+  const { to, tz } = bindRange(range, context.params);
+  const before = period(periodStart(Number(range.from / 1000n) - 1, interval, range.timezone), interval, range.timezone);
+  const index = periodIndexer([before, ...range.periods], interval, tz, context.params);
+  const series = query.series[0]!;
+  const actor = actorColumn(query.aggregateBy);
+  const n = range.periods.length;
+  const sql = `SELECT actor, arrayJoin(arrayFilter(p -> p BETWEEN 1 AND ${n}, arrayDistinct(arrayConcat(active, arrayMap(p -> p + 1, active))))) AS period,
+    if(has(active, period), multiIf(period = first, 'new', has(active, period - 1), 'returning', 'resurrecting'), 'dormant') AS status
+  FROM (
+    SELECT ${actor} AS actor, arrayFilter(p -> p >= 0, groupUniqArray(${index('timestamp')})) AS active, ${index('min(timestamp)')} AS first
+    FROM events_with_persons
+    WHERE timestamp <= ${to} AND ${actor} != ''
+      AND ${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, '/series/0/filters')} AND ${eventFilters(query.filters, context, '/filters')}
+    GROUP BY actor
+  )`;
+  return { range, sql };
+}
 
 /**
  * Lifecycle, as PostHog draws it: per period of the range, each actor active in it (an event of
@@ -17,27 +41,11 @@ import { bindRange, period, periodStart, timeRange } from './time-range';
  * of them for its first event ever; only those from period 0 on make its active periods.
  */
 export function compileLifecycle(query: LifecycleQuery, context: CompileContext): CompiledInsight {
-  checkActorSeries(query.series, query.aggregateBy, context.pointer);
-  const interval = query.interval ?? 'day';
-  const range = timeRange(query, interval, context.now, context.pointer);
-  const { to, tz } = bindRange(range, context.params);
-  const before = period(periodStart(Number(range.from / 1000n) - 1, interval, range.timezone), interval, range.timezone);
-  const index = periodIndexer([before, ...range.periods], interval, tz, context.params);
-  const series = query.series[0]!;
-  const actor = actorColumn(query.aggregateBy);
+  const { range, sql: statuses } = actorStatuses(query, context);
   const n = range.periods.length;
-
   const sql = `SELECT period, status, toFloat64(if(status = 'dormant', -count(), count())) AS actors
 FROM (
-  SELECT arrayJoin(arrayFilter(p -> p BETWEEN 1 AND ${n}, arrayDistinct(arrayConcat(active, arrayMap(p -> p + 1, active))))) AS period,
-    if(has(active, period), multiIf(period = first, 'new', has(active, period - 1), 'returning', 'resurrecting'), 'dormant') AS status
-  FROM (
-    SELECT ${actor} AS actor, arrayFilter(p -> p >= 0, groupUniqArray(${index('timestamp')})) AS active, ${index('min(timestamp)')} AS first
-    FROM events_with_persons
-    WHERE timestamp <= ${to} AND ${actor} != ''
-      AND ${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, '/series/0/filters')} AND ${eventFilters(query.filters, context, '/filters')}
-    GROUP BY actor
-  )
+  ${statuses}
 )
 GROUP BY period, status`;
 
@@ -50,5 +58,16 @@ GROUP BY period, status`;
       const labels = range.periods.map((p) => p.label);
       return { results: LIFECYCLE_STATUSES.map((label) => ({ label, labels, data: data.get(label)! })) };
     },
+  };
+}
+
+/** The actors behind a bar: those of the given status in the period labelled `label`. */
+export function lifecycleActors(body: LifecycleActorsQuery, context: CompileContext): ActorsStatement {
+  const { range, sql } = actorStatuses(body.query, context);
+  const index = periodIndexOf(range.periods, body.label, '/label') + 1;
+  return {
+    sql: `SELECT actor FROM (${sql}) WHERE period = ${context.params.bind(index, 'UInt32')} AND status = ${context.params.bind(body.status, 'String')}`,
+    key: actorColumn(body.query.aggregateBy),
+    eventCount: false,
   };
 }

@@ -225,3 +225,73 @@ export const Explained = t.Object({
   statement: t.String({ description: 'The statement as the service runs it, its values bound as `{pN:Type}` parameters.' }),
   params: t.Record(t.String(), t.Unknown()),
 });
+
+/** Actors listed at most per page of `POST /insights/<kind>/persons`. */
+export const MAX_ACTORS_PAGE = 1000;
+
+/** What every persons request takes beside its query and selector: a page of the actors. */
+const ActorsPage = {
+  limit: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_ACTORS_PAGE, description: 'Actors at most (default 100).' })),
+  offset: t.Optional(Type.Integer({ minimum: 0, description: 'Actors skipped, in the order listed (default 0).' })),
+};
+const BreakdownValue = t.Optional(t.String({ maxLength: 1000, description: 'The breakdown value of the point, as answered (`$other` included); required with a breakdown.' }));
+const PeriodLabel = t.String({ minLength: 1, maxLength: 40, description: 'The start of the period, as in the answer\'s `labels`.' });
+
+export const TrendsActorsQuery = t.Object(
+  { query: TrendsQuery, series: Type.Integer({ minimum: 0, maximum: 9, description: 'Index of the series in the query.' }), label: PeriodLabel, breakdownValue: BreakdownValue, ...ActorsPage },
+  { additionalProperties: false },
+);
+export type TrendsActorsQuery = typeof TrendsActorsQuery.static;
+
+export const FunnelsActorsQuery = t.Object(
+  {
+    query: FunnelsQuery,
+    step: Type.Integer({ minimum: 0, maximum: 9, description: 'Index of the step.' }),
+    dropped: t.Optional(t.Boolean({ description: 'Those who reached the step before and not this one, instead of those who converted to it.' })),
+    breakdownValue: BreakdownValue,
+    ...ActorsPage,
+  },
+  { additionalProperties: false },
+);
+export type FunnelsActorsQuery = typeof FunnelsActorsQuery.static;
+
+export const RetentionActorsQuery = t.Object(
+  {
+    query: RetentionQuery,
+    cohort: t.String({ minLength: 1, maxLength: 40, description: 'The cohort, as answered (its period start).' }),
+    period: Type.Integer({ minimum: 0, maximum: 35, description: 'Periods after the cohort\'s: 0 for its members.' }),
+    breakdownValue: BreakdownValue,
+    ...ActorsPage,
+  },
+  { additionalProperties: false },
+);
+export type RetentionActorsQuery = typeof RetentionActorsQuery.static;
+
+export const StickinessActorsQuery = t.Object(
+  {
+    query: StickinessQuery,
+    series: Type.Integer({ minimum: 0, maximum: 9, description: 'Index of the series in the query.' }),
+    count: Type.Integer({ minimum: 1, maximum: 1000, description: 'Those active in exactly this many periods of the range.' }),
+    ...ActorsPage,
+  },
+  { additionalProperties: false },
+);
+export type StickinessActorsQuery = typeof StickinessActorsQuery.static;
+
+export const LifecycleActorsQuery = t.Object(
+  { query: LifecycleQuery, label: PeriodLabel, status: literalUnion(LIFECYCLE_STATUSES), ...ActorsPage },
+  { additionalProperties: false },
+);
+export type LifecycleActorsQuery = typeof LifecycleActorsQuery.static;
+
+export const ActorsAnswer = t.Object({
+  results: t.Array(
+    t.Object({
+      personId: t.Optional(t.String({ description: 'When persons are counted.' })),
+      groupId: t.Optional(t.String({ description: 'When groups are counted (`aggregateBy: group`, or trends\' math `groups`).' })),
+      eventCount: t.Optional(t.Number({ description: 'Trends: the events of the actor counted for the point.' })),
+    }),
+  ),
+  total: t.Number({ description: 'Every actor behind the point: the point\'s count.' }),
+  next: t.Optional(t.Number({ description: 'The offset of the next page, when there is one.' })),
+});

@@ -1,6 +1,7 @@
 import type { Row } from '../storage/storage';
+import { checkBreakdownValue, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
 import { actorColumn, DEFAULT_BREAKDOWN_LIMIT, EVENT_ORDER_KEY, eventFilters, eventMatches, eventsWithBreakdown, OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
-import type { RetentionQuery } from './model';
+import type { RetentionActorsQuery, RetentionQuery } from './model';
 import { bindRange, lastPeriods, type Period } from './time-range';
 
 /**
@@ -22,7 +23,11 @@ const DEFAULT_PERIODS = 7;
 /** Each period's number since a fixed point in the past, in the bound time zone (weeks from Monday). */
 const PERIOD_NUMBER = { day: 'toRelativeDayNum', week: 'toRelativeWeekNum', month: 'toRelativeMonthNum' } as const;
 
-export function compileRetention(query: RetentionQuery, context: CompileContext): CompiledInsight {
+/**
+ * The periods of a retention and `actors`, a statement of a row per actor with `cohorts`, the
+ * (cohort, breakdown value) it belongs to, and `returns`, the periods it returned in as bits.
+ */
+function retentionPlan(query: RetentionQuery, context: CompileContext) {
   const period = query.period ?? 'day';
   const count = query.periods ?? DEFAULT_PERIODS;
   const range = lastPeriods(query, period, count, context.now, context.pointer);
@@ -49,6 +54,11 @@ export function compileRetention(query: RetentionQuery, context: CompileContext)
           arrayMap(c -> (toInt64(c), ${query.breakdown ? 'firstValues[c + 1]' : "''"}), arrayFilter(c -> bitTest(starts, c), range(${periods}))) AS cohorts,
           groupBitOrIf(periodBit, isReturn) AS returns
         FROM (${events(`timestamp >= ${from} AND timestamp <= ${to} AND ((${isStart}) OR (${isReturn}))`)}) GROUP BY actor`;
+  return { range, count, periods, actors };
+}
+
+export function compileRetention(query: RetentionQuery, context: CompileContext): CompiledInsight {
+  const { range, periods, actors } = retentionPlan(query, context);
   const limit = context.params.bind(query.breakdown?.limit ?? DEFAULT_BREAKDOWN_LIMIT, 'UInt32');
   const sql = cohortCounts(actors, periods, limit, context.params.bind(OTHER_VALUE, 'String'));
   return { sql, params: context.params.values, answer: (rows) => retentionAnswer(rows, range.periods, query.breakdown !== undefined) };
@@ -72,6 +82,28 @@ function cohortCounts(actors: string, periods: string, limit: string, other: str
       )
     )
     GROUP BY breakdownValue, cohort`;
+}
+
+/**
+ * The actors behind a cell: the members of a cohort (under a breakdown value, ranked as
+ * `cohortCounts` ranks them) who returned in the given period after it (period 0: every member).
+ */
+export function retentionActors(body: RetentionActorsQuery, context: CompileContext): ActorsStatement {
+  const { query } = body;
+  const { range, count, actors } = retentionPlan(query, context);
+  const cohort = periodIndexOf(range.periods, body.cohort, '/cohort');
+  checkIndex(body.period, count - cohort, '/period', `periods after the cohort ${body.cohort}`);
+  checkBreakdownValue(query.breakdown, body.breakdownValue);
+  let value = '1';
+  if (query.breakdown) {
+    const top = `SELECT value FROM members GROUP BY value ORDER BY count() DESC, value LIMIT ${context.params.bind(query.breakdown.limit ?? DEFAULT_BREAKDOWN_LIMIT, 'UInt32')}`;
+    value = `if(value IN (${top}), value, ${context.params.bind(OTHER_VALUE, 'String')}) = ${context.params.bind(body.breakdownValue!, 'String')}`;
+  }
+  const period = context.params.bind(body.period, 'UInt32');
+  const sql = `WITH members AS (SELECT actor, start.1 AS cohort, start.2 AS value, returns FROM (${actors}) ARRAY JOIN cohorts AS start)
+SELECT actor FROM members
+WHERE cohort = ${context.params.bind(cohort, 'Int64')} AND (${period} = 0 OR bitTest(returns, cohort + ${period})) AND ${value}`;
+  return { sql, key: actorColumn(query.aggregateBy), eventCount: false };
 }
 
 interface CohortRow {

@@ -2,10 +2,11 @@ import { Elysia, t } from 'elysia';
 import { auth } from '../http/auth';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { ACTOR_KINDS, ACTORS } from './actor-kinds';
 import type { Insights } from './insights';
 import { KINDS } from './insights';
 import { INSIGHT_KINDS, type InsightKind } from './kinds';
-import { ExplainQuery, Explained, FunnelsAnswer, LifecycleAnswer, PathsAnswer, RetentionAnswer, StickinessAnswer, TrendsAnswer } from './model';
+import { ActorsAnswer, ExplainQuery, Explained, FunnelsAnswer, LifecycleAnswer, PathsAnswer, RetentionAnswer, StickinessAnswer, TrendsAnswer } from './model';
 
 const ANSWERS = { trends: TrendsAnswer, funnels: FunnelsAnswer, retention: RetentionAnswer, paths: PathsAnswer, stickiness: StickinessAnswer, lifecycle: LifecycleAnswer };
 
@@ -18,7 +19,10 @@ const SUMMARIES: Record<InsightKind, string> = {
   lifecycle: 'Lifecycle: new, returning, resurrecting and dormant per period',
 };
 
-/** `POST /insights/<kind>`: each insight of the key's workspace, or with `?explain=1` the SQL it compiles to. */
+/**
+ * `POST /insights/<kind>`: each insight of the key's workspace, or with `?explain=1` the SQL it
+ * compiles to; `POST /insights/<kind>/persons`: the persons (or groups) behind one of its points.
+ */
 export function insightRoutes(store: WorkspaceStore, insights: Insights) {
   const app = new Elysia({ name: 'insights', normalize: false }).use(auth(store));
   for (const kind of INSIGHT_KINDS) {
@@ -34,6 +38,14 @@ export function insightRoutes(store: WorkspaceStore, insights: Insights) {
         detail: { tags: ['Insights'], summary: SUMMARIES[kind], description: 'docs/api/insights.md has every field and a worked example. `?explain=1` answers the statement instead (`sql`, runnable through POST /queries).' },
       },
     );
+  }
+  for (const kind of ACTOR_KINDS) {
+    app.post(`/insights/${kind}/persons`, async ({ body, principal }) => insights.actors(principal.workspace, kind, body as never) as Promise<never>, {
+      scope: 'private',
+      body: ACTORS[kind].schema,
+      response: { 200: ActorsAnswer, ...problems(...BODY_PROBLEMS, 401, 403, 429) },
+      detail: { tags: ['Insights'], summary: `The persons behind a point of ${kind}`, description: 'docs/api/insights.md#persons-behind-a-point: `query` is the insight\'s request, the other fields say which point; the actors are listed by id, a page at a time.' },
+    });
   }
   return app;
 }

@@ -1,8 +1,29 @@
 import type { Row } from '../storage/storage';
 import { checkActorSeries } from './actor-series';
+import { checkIndex, type ActorsStatement } from './actors';
 import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
-import type { StickinessQuery } from './model';
+import type { StickinessActorsQuery, StickinessQuery } from './model';
 import { bindRange, periodKey, timeRange } from './time-range';
+
+/** Per series and actor, the number of distinct periods of the range it did the series in (`periods`). */
+function actorPeriods(query: StickinessQuery, context: CompileContext) {
+  checkActorSeries(query.series, query.aggregateBy, context.pointer);
+  const interval = query.interval ?? 'day';
+  const range = timeRange(query, interval, context.now, context.pointer);
+  const { from, to, tz } = bindRange(range, context.params);
+  const actor = actorColumn(query.aggregateBy);
+  const matched = query.series.map((s, i) => `(${eventMatches(s.event, context)} AND ${eventFilters(s.filters, context, `/series/${i}/filters`)})`);
+  const seriesOfEvent = `arrayFilter(s -> s >= 0, [${matched.map((m, i) => `if(${m}, ${i}, -1)`).join(', ')}])`;
+  const sql = `SELECT series, actor, uniqExact(period) AS periods
+  FROM (
+    SELECT arrayJoin(${seriesOfEvent}) AS series, ${actor} AS actor, ${periodKey('timestamp', interval, tz)} AS period
+    FROM events_with_persons
+    WHERE timestamp >= ${from} AND timestamp <= ${to} AND ${actor} != ''
+      AND ${eventFilters(query.filters, context, '/filters')} AND (${matched.join(' OR ')})
+  )
+  GROUP BY series, actor`;
+  return { range, sql };
+}
 
 /**
  * Stickiness: for each series and each n from 1 to the number of periods of the range, how many
@@ -11,23 +32,10 @@ import { bindRange, periodKey, timeRange } from './time-range';
  * per count.
  */
 export function compileStickiness(query: StickinessQuery, context: CompileContext): CompiledInsight {
-  checkActorSeries(query.series, query.aggregateBy, context.pointer);
-  const interval = query.interval ?? 'day';
-  const range = timeRange(query, interval, context.now, context.pointer);
-  const { from, to, tz } = bindRange(range, context.params);
-  const actor = actorColumn(query.aggregateBy);
-  const matched = query.series.map((s, i) => `(${eventMatches(s.event, context)} AND ${eventFilters(s.filters, context, `/series/${i}/filters`)})`);
-  const seriesOfEvent = `arrayFilter(s -> s >= 0, [${matched.map((m, i) => `if(${m}, ${i}, -1)`).join(', ')}])`;
+  const { range, sql: actors } = actorPeriods(query, context);
   const sql = `SELECT series, periods, toFloat64(count()) AS actors
 FROM (
-  SELECT series, actor, uniqExact(period) AS periods
-  FROM (
-    SELECT arrayJoin(${seriesOfEvent}) AS series, ${actor} AS actor, ${periodKey('timestamp', interval, tz)} AS period
-    FROM events_with_persons
-    WHERE timestamp >= ${from} AND timestamp <= ${to} AND ${actor} != ''
-      AND ${eventFilters(query.filters, context, '/filters')} AND (${matched.join(' OR ')})
-  )
-  GROUP BY series, actor
+  ${actors}
 )
 GROUP BY series, periods
 ORDER BY series, periods`;
@@ -43,5 +51,18 @@ ORDER BY series, periods`;
         results: query.series.map((s, i) => ({ label: s.event, series: i, labels: Array.from({ length: periods }, (_, n) => String(n + 1)), data: data[i]! })),
       };
     },
+  };
+}
+
+/** The actors behind a bar: those who did the series in exactly `count` periods of the range. */
+export function stickinessActors(body: StickinessActorsQuery, context: CompileContext): ActorsStatement {
+  const { query } = body;
+  checkIndex(body.series, query.series.length, '/series', 'series');
+  const { range, sql } = actorPeriods(query, context);
+  checkIndex(body.count - 1, range.periods.length, '/count', 'periods in its range');
+  return {
+    sql: `SELECT actor FROM (${sql}) WHERE series = ${context.params.bind(body.series, 'UInt32')} AND periods = ${context.params.bind(body.count, 'UInt64')}`,
+    key: actorColumn(query.aggregateBy),
+    eventCount: false,
   };
 }

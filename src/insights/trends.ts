@@ -1,9 +1,10 @@
 import { eventPropertyNumber } from '../filters/compile';
 import { invalidInput } from '../http/problem';
 import type { Row } from '../storage/storage';
+import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
 import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
-import { PROPERTY_MATHS, type TrendMath, type TrendSeries, type TrendsQuery } from './model';
+import type { TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
 import { bindRange, periodKey, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
 
 /**
@@ -54,24 +55,35 @@ interface Branch {
   compare: Compare;
 }
 
-function branchSql({ series, index, matches, range, compare }: Branch, from: string, breakdownValue: string, context: CompileContext): string {
-  const head = `SELECT ${index} AS series, '${compare}' AS compare`;
-  const days = ACTIVE_WINDOW_DAYS[series.math ?? 'total'];
+/**
+ * The rows a branch aggregates: its events with their `breakdownValue` and `period`; under an
+ * active-users math, an event's `personId` once for each period it counts for (events of the days
+ * before the range count for its first periods).
+ */
+function branchRows({ series, matches, range }: Branch, from: string, breakdownValue: string, context: CompileContext): string {
   const { tz } = bindRange(range, context.params);
-  if (days === undefined) {
-    // The period is a column of the subquery, so that the totals' rows carry '' as their period.
-    return `${head}, breakdownValue, period, toFloat64(${aggregate(series, index, context)}) AS value
-      FROM (SELECT *, ${breakdownValue} AS breakdownValue, ${periodKey('timestamp', range.interval, tz)} AS period FROM ${from} WHERE ${inRange(range, context)} AND ${matches})
-      GROUP BY GROUPING SETS ((breakdownValue, period), (breakdownValue))`;
-  }
-  // Events of the days before the range count for its first periods.
+  const days = ACTIVE_WINDOW_DAYS[series.math ?? 'total'];
+  if (days === undefined) return `SELECT *, ${breakdownValue} AS breakdownValue, ${periodKey('timestamp', range.interval, tz)} AS period FROM ${from} WHERE ${inRange(range, context)} AND ${matches}`;
   const first = wallTime(Number(range.from / 1000n), range.timezone);
   const since = zonedInstant(range.timezone, first.year, first.month, first.day - (days - 1));
   const window = bindRange({ ...range, from: BigInt(since) * 1000n }, context.params);
+  return `SELECT personId, ${breakdownValue} AS breakdownValue, arrayJoin(${activePeriods(days, range.interval, tz)}) AS period
+        FROM ${from} WHERE timestamp >= ${window.from} AND timestamp <= ${window.to} AND ${matches}`;
+}
+
+function branchSql(branch: Branch, from: string, breakdownValue: string, context: CompileContext): string {
+  const { series, index, matches, range, compare } = branch;
+  const head = `SELECT ${index} AS series, '${compare}' AS compare`;
+  const rows = branchRows(branch, from, breakdownValue, context);
+  if (ACTIVE_WINDOW_DAYS[series.math ?? 'total'] === undefined) {
+    // The period is a column of the subquery, so that the totals' rows carry '' as their period.
+    return `${head}, breakdownValue, period, toFloat64(${aggregate(series, index, context)}) AS value
+      FROM (${rows})
+      GROUP BY GROUPING SETS ((breakdownValue, period), (breakdownValue))`;
+  }
   const keys = context.params.bind(range.periods.map((p) => p.key), 'Array(String)');
   return `${head}, breakdownValue, period, toFloat64(uniqExact(personId)) AS value
-      FROM (SELECT personId, ${breakdownValue} AS breakdownValue, arrayJoin(${activePeriods(days, range.interval, tz)}) AS period
-        FROM ${from} WHERE timestamp >= ${window.from} AND timestamp <= ${window.to} AND ${matches})
+      FROM (${rows})
       WHERE has(${keys}, period) GROUP BY breakdownValue, period
     UNION ALL
     ${head}, ${breakdownValue} AS breakdownValue, '' AS period, toFloat64(uniqExact(personId)) AS value
@@ -106,7 +118,8 @@ function collect(rows: readonly Row[]) {
   return found;
 }
 
-export function compileTrends(query: TrendsQuery, context: CompileContext): CompiledInsight {
+/** What a trends statement is made of: its ranges, a branch per series and range, the events it reads and their breakdown value. */
+function trendsPlan(query: TrendsQuery, context: CompileContext) {
   const interval = query.interval ?? 'day';
   const ranges: Record<Compare, TimeRange> = { current: timeRange(query, interval, context.now, context.pointer), previous: undefined as never };
   if (query.compare) ranges.previous = previousRange(ranges.current, context.pointer);
@@ -125,6 +138,31 @@ export function compileTrends(query: TrendsQuery, context: CompileContext): Comp
   const breakdownValue = query.breakdown
     ? topBreakdownValue(query.breakdown, from, `${inRange(ranges.current, context)} AND (${[...new Set(branches.map((b) => b.matches))].join(' OR ')})`, context)
     : "''";
+  return { ranges, compares, formula, from, branches, breakdownValue };
+}
+
+/**
+ * The actors behind a point of a series (of the current range): those whose events the point
+ * counts (for a property math, those who did it), with how many of their events it counts.
+ */
+export function trendsActors(body: TrendsActorsQuery, context: CompileContext): ActorsStatement {
+  const { query } = body;
+  if (query.formula !== undefined) throw invalidInput("a formula's points are not counts of actors", [{ pointer: `${context.pointer}/formula`, detail: 'must be left out: ask for one of its series' }]);
+  checkIndex(body.series, query.series.length, '/series', 'series');
+  const { ranges, from, branches, breakdownValue } = trendsPlan(query, context);
+  const branch = branches.find((b) => b.index === body.series && b.compare === 'current')!;
+  const period = ranges.current.periods[periodIndexOf(ranges.current.periods, body.label, '/label')]!;
+  const onGroups = branch.series.math === 'groups';
+  const actor = onGroups ? 'groupId' : 'personId';
+  const sql = `SELECT ${actor} AS actor, count() AS eventCount
+FROM (${branchRows(branch, from, breakdownValue, context)})
+WHERE period = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
+GROUP BY actor`;
+  return { sql, key: actor, eventCount: true };
+}
+
+export function compileTrends(query: TrendsQuery, context: CompileContext): CompiledInsight {
+  const { ranges, compares, formula, from, branches, breakdownValue } = trendsPlan(query, context);
   const sql = branches.map((branch) => branchSql(branch, from, breakdownValue, context)).join('\nUNION ALL\n');
 
   return {

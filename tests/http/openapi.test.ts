@@ -50,6 +50,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['put', '/cohorts/{cohortId}', '200', true],
   ['delete', '/cohorts/{cohortId}', '200', false],
   ...['trends', 'funnels', 'retention', 'paths', 'stickiness', 'lifecycle'].map((kind) => ['post', `/insights/${kind}`, '200', true] as [string, string, string, boolean]),
+  ...['trends', 'funnels', 'retention', 'stickiness', 'lifecycle'].map((kind) => ['post', `/insights/${kind}/persons`, '200', true] as [string, string, string, boolean]),
   ['post', '/insights/saved', '201', true],
   ['get', '/insights/saved', '200', false],
   ['get', '/insights/saved/{id}', '200', false],

@@ -107,7 +107,10 @@ export function resolvePersons(events: readonly LogEvent[]): Sent[] {
 /** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name. */
 export const matches = (e: LogEvent, event: string) => event === '$any' || (event === '$pageview' ? e.type === 'page' : (e.event ?? '') === event);
 
-/** A service with a workspace holding `events`; `insight` posts a query with its private key. */
+/**
+ * A service with a workspace holding `events`; `insight` posts a query with its private key,
+ * `actors` asks for the persons behind one of its points (POST /insights/<kind>/persons).
+ */
 export async function serviceWith(events: readonly LogEvent[]) {
   const svc: TestService = await startTestService();
   const workspace = await createWorkspace(svc, { name: uniqueName('insights') });
@@ -118,7 +121,11 @@ export async function serviceWith(events: readonly LogEvent[]) {
     const res = await svc.request('POST', `/insights/${kind}${query}`, { key: workspace.privateApiKey, body });
     return { status: res.status, body: (await res.json()) as any };
   };
-  return { svc, workspace, insight };
+  const actors = async (kind: string, body: unknown) => {
+    const res = await svc.request('POST', `/insights/${kind}/persons`, { key: workspace.privateApiKey, body });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  return { svc, workspace, insight, actors };
 }
 
 export { DAY, HOUR };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { FunnelsAnswer } from '../../src/insights/model';
+import { actorsBehind } from './actors-check';
 import { DAY, HOUR, matches, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 
 /**
@@ -221,6 +222,27 @@ describe('funnels on a seeded random log', () => {
     }
   }
 
+  for (const name of ['ordered', 'strict, 3 steps', 'unordered, exclusions', 'ordered, a breakdown']) {
+    test(`the persons behind each step and drop-off: ${name}, by person and by group`, async () => {
+      const funnel = CASES.find(([n]) => n === name)![1];
+      for (const aggregateBy of ['person', 'group'] as const) {
+        const query = { ...funnel, aggregateBy, ...dates };
+        const { body } = await ctx.insight('funnels', query);
+        for (const result of body.results as Array<{ breakdownValue?: string; steps: Array<{ count: number }> }>) {
+          const point = { query, ...(result.breakdownValue === undefined ? {} : { breakdownValue: result.breakdownValue }) };
+          for (const [k, step] of result.steps.entries()) {
+            const converted = await actorsBehind(ctx, 'funnels', { ...point, step: k });
+            expect({ step: k, count: converted.total }).toEqual({ step: k, count: step.count });
+            if (k === 0) continue;
+            const dropped = await actorsBehind(ctx, 'funnels', { ...point, step: k, dropped: true });
+            expect({ step: k, dropped: dropped.total }).toEqual({ step: k, dropped: result.steps[k - 1]!.count - step.count });
+            expect(dropped.ids.filter((id) => converted.ids.includes(id))).toEqual([]);
+          }
+        }
+      }
+    });
+  }
+
   test('the conversions are many enough for the comparison to mean something', () => {
     const expected = reference(events, { steps: three }, from, to).get('')!;
     expect(expected.map((s) => s.count).every((c) => c > 10)).toBe(true);
@@ -309,6 +331,34 @@ describe('funnels, hand-made cases', () => {
     return res.body.results as Array<{ breakdownValue?: string; steps: Array<{ event: string; count: number; conversionRate: number; stepConversionRate: number; medianSeconds: number | null; averageSeconds: number | null }> }>;
   };
   const counts = async (body: Record<string, unknown>) => (await funnel(body)).map((r) => r.steps.map((s) => s.count));
+
+  test('the persons behind a step and its drop-off, a page at a time', async () => {
+    const query = { ...range, steps: [{ event: 'h1_view' }, { event: 'h1_buy' }] };
+    const bought = await ctx.actors('funnels', { query, step: 1 });
+    expect(bought).toEqual({ status: 200, body: { results: [0, 1, 2, 3].map((i) => ({ personId: `forty-${i}` })), total: 4 } });
+    const first = await ctx.actors('funnels', { query, step: 1, dropped: true, limit: 4 });
+    expect(first.body).toEqual({ results: [4, 5, 6, 7].map((i) => ({ personId: `forty-${i}` })), total: 6, next: 4 });
+    const second = await ctx.actors('funnels', { query, step: 1, dropped: true, limit: 4, offset: 4 });
+    expect(second.body).toEqual({ results: [8, 9].map((i) => ({ personId: `forty-${i}` })), total: 6 });
+    // One person: anonymous first step, signed-in purchase.
+    const joined = await ctx.actors('funnels', { query: { ...range, steps: [{ event: 'h6_view' }, { event: 'h6_purchase' }] }, step: 1 });
+    expect(joined.body).toEqual({ results: [{ personId: 'h6-user' }], total: 1 });
+  });
+
+  const BAD_SELECTORS: Array<[string, Record<string, unknown>, string]> = [
+    ['a step past the last', { step: 2 }, '/step'],
+    ['dropping at the first step', { step: 0, dropped: true }, '/dropped'],
+    ['a breakdown value without a breakdown', { step: 1, breakdownValue: 'pro' }, '/breakdownValue'],
+    ['a limit over 1000', { step: 1, limit: 1001 }, '/limit'],
+    ['a bad query', { step: 1, query: { ...range, steps: [{ event: 'h1_view' }] } }, '/query/steps'],
+  ];
+  for (const [name, selector, pointer] of BAD_SELECTORS) {
+    test(`the persons behind a step: 400 for ${name}, pointing at ${pointer}`, async () => {
+      const res = await ctx.actors('funnels', { query: { ...range, steps: [{ event: 'h1_view' }, { event: 'h1_buy' }] }, ...selector });
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
+    });
+  }
 
   test('exactly 40% convert', async () => {
     const [result] = await funnel({ steps: [{ event: 'h1_view' }, { event: 'h1_buy' }] });

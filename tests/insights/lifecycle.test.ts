@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { LifecycleAnswer } from '../../src/insights/model';
 import { DST_RANGES, dstLog, type DstRange } from './dst-ranges';
+import { actorsBehind } from './actors-check';
 import { matches, serviceWith, type Sent } from './event-log';
 import { periodOf, periodsBetween } from './reference-periods';
 
@@ -72,6 +73,22 @@ describe('lifecycle against a plain computation, seeded logs', () => {
       });
     }
   });
+
+  for (const range of DST_RANGES.slice(0, 3)) {
+    test(`the persons behind each bar: ${range.name}`, async () => {
+      const { name, ...fields } = range;
+      for (const aggregateBy of ['person', 'group'] as const) {
+        const query = { series: [{ event: '$any' }], aggregateBy, ...fields };
+        const { body } = await service.insight('lifecycle', query);
+        for (const result of body.results as Array<{ label: string; labels: string[]; data: number[] }>) {
+          for (const j of [0, 2, result.labels.length - 1]) {
+            const behind = await actorsBehind(service, 'lifecycle', { query, label: result.labels[j], status: result.label });
+            expect({ status: result.label, label: result.labels[j], count: behind.total }).toEqual({ status: result.label, label: result.labels[j], count: Math.abs(result.data[j]!) });
+          }
+        }
+      }
+    });
+  }
 
   test('the log exercises the definition: every status occurs, by person and by group', () => {
     expect([...seen].sort()).toEqual(['person', 'group'].flatMap((a) => ['new', 'returning', 'resurrecting', 'dormant'].map((s) => `${a} ${s}`)).sort());

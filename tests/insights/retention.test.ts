@@ -4,6 +4,7 @@ import { RetentionAnswer, type RetentionQuery } from '../../src/insights/model';
 import { compileRetention } from '../../src/insights/retention';
 import { SqlParams } from '../../src/sql-params';
 import { dstLog } from './dst-ranges';
+import { actorsBehind } from './actors-check';
 import { matches, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 import { periodOf } from './reference-periods';
 
@@ -128,6 +129,33 @@ describe('retention on a seeded random log', () => {
       expect(body.results).toEqual(expected);
     });
   }
+
+  for (const name of ['recurring by person, days over the change, a breakdown', 'first_time by group, weeks, a breakdown of one value', 'first_time by person, weeks from Monday']) {
+    test(`the persons behind each cell: ${name}`, async () => {
+      const query = CASES.find(([n]) => n === name)![1];
+      const { body } = await ctx.insight('retention', query);
+      let cells = 0;
+      for (const row of body.results as Array<{ breakdownValue?: string; cohort: string; size: number; values: number[] }>) {
+        if (row.size === 0) continue;
+        const point = { query, cohort: row.cohort, ...(row.breakdownValue === undefined ? {} : { breakdownValue: row.breakdownValue }) };
+        for (const k of [0, 1, 3].filter((k) => k < row.values.length)) {
+          const behind = await actorsBehind(ctx, 'retention', { ...point, period: k });
+          expect({ cohort: row.cohort, period: k, count: behind.total }).toEqual({ cohort: row.cohort, period: k, count: row.values[k]! });
+          cells++;
+        }
+      }
+      expect(cells).toBeGreaterThan(3);
+    });
+  }
+
+  test('the persons behind a cell: 400 for a cohort or period the answer has not', async () => {
+    const query = CASES[4]![1];
+    const unknown = await ctx.actors('retention', { query, cohort: '2025-04-11', period: 0 });
+    expect({ status: unknown.status, pointers: unknown.body.errors?.map((e: { pointer: string }) => e.pointer) }).toEqual({ status: 400, pointers: ['/cohort'] });
+    const { body } = await ctx.insight('retention', query);
+    const late = await ctx.actors('retention', { query, cohort: body.results.at(-1).cohort, period: 1 });
+    expect({ status: late.status, pointers: late.body.errors?.map((e: { pointer: string }) => e.pointer) }).toEqual({ status: 400, pointers: ['/period'] });
+  });
 });
 
 describe('retention, hand-made cases', () => {

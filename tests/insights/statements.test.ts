@@ -51,6 +51,15 @@ const REQUESTS: Array<[string, unknown]> = [
   ['lifecycle', { series: [{ event: `signup${MARK}`, filters }], filters }],
 ];
 
+/** The persons behind a point of each kind that has them, of the requests above. */
+const SELECTORS: Record<string, Record<string, unknown>> = {
+  trends: { series: 0, label: '2020-01-01', breakdownValue: `pro${MARK}` },
+  funnels: { step: 1, breakdownValue: `pro${MARK}` },
+  retention: { cohort: '2020-01-01', period: 0, breakdownValue: `pro${MARK}` },
+  stickiness: { series: 0, count: 1 },
+  lifecycle: { label: '2020-01-01', status: 'new' },
+};
+
 describeInProcess('the statements insights send to the engine', () => {
   let svc: TestService;
   let key: string;
@@ -62,10 +71,16 @@ describeInProcess('the statements insights send to the engine', () => {
   });
   afterAll(() => svc.stop());
 
-  for (const [kind, body] of REQUESTS) {
-    testInProcess(`${kind}: every user value is a bound parameter`, async () => {
+  const persons = REQUESTS.filter(([kind]) => kind in SELECTORS).map(([kind, body]): [string, string, unknown] => {
+    // A formula has no persons behind its points; a dated range makes the selector's label one of its periods.
+    const { formula, ...query } = body as Record<string, unknown>;
+    const dated = kind === 'retention' ? { dateTo: '2020-01-01', periods: 1 } : { dateFrom: '2020-01-01', dateTo: '2020-01-01' };
+    return [`${kind} persons`, `/insights/${kind}/persons`, { query: { ...query, ...dated }, ...SELECTORS[kind] }];
+  });
+  for (const [name, path, body] of [...REQUESTS.map(([kind, body]): [string, string, unknown] => [kind, `/insights/${kind}`, body]), ...persons]) {
+    testInProcess(`${name}: every user value is a bound parameter`, async () => {
       issued.length = 0;
-      const res = await svc.request('POST', `/insights/${kind}`, { key, body });
+      const res = await svc.request('POST', path, { key, body });
       expect({ status: res.status, body: res.status === 200 ? 'ok' : await res.json() }).toEqual({ status: 200, body: 'ok' });
       const statements = issued.filter((s) => s.sql.includes('events_with_persons'));
       expect(statements.length).toBeGreaterThan(0);

@@ -58,6 +58,24 @@ describe('stickiness against a plain computation, seeded logs', () => {
       });
     }
   }
+
+  for (const range of DST_RANGES.slice(0, 2)) {
+    test(`the persons behind each bar: ${range.name}, by person and by group`, async () => {
+      const { name, ...fields } = range;
+      for (const aggregateBy of ['person', 'group'] as const) {
+        const query = { series: SERIES, aggregateBy, ...fields };
+        const { body } = await service.insight('stickiness', query);
+        for (const [i, result] of (body.results as Array<{ data: number[] }>).entries()) {
+          for (const count of [1, 2, 3]) {
+            const behind = await service.actors('stickiness', { query, series: i, count });
+            expect({ series: i, count, total: behind.body.total }).toEqual({ series: i, count, total: result.data[count - 1] });
+          }
+        }
+      }
+      const { body } = await service.actors('stickiness', { query: { series: SERIES, ...fields }, series: 0, count: 1000 });
+      expect(body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/count']);
+    });
+  }
 });
 
 describe('stickiness, known answers', () => {

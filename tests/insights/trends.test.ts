@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createWorkspace } from '../helpers/test-service';
 import { uniqueName } from '../helpers/engine-dir';
+import { actorsBehind } from './actors-check';
 import { DAY, HOUR, matches, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 
 /**
@@ -152,6 +153,42 @@ describe('trends on a seeded random log', () => {
     const answered = new Map(body.results.map((r: any) => [r.breakdownValue, r.total]));
     expect(answered).toEqual(expected);
     expect(body.results.at(-1).breakdownValue).toBe('$other');
+  });
+
+  test('the persons behind a point are those it counts: persons, groups, events, weekly actives, a property', async () => {
+    const series = [
+      { event: '$pageview', math: 'persons' },
+      { event: 'purchase', math: 'groups' },
+      { event: 'purchase' },
+      { event: '$any', math: 'wau' },
+      { event: 'purchase', math: 'sum', property: 'amount' },
+      { event: 'purchase', math: 'persons' },
+    ];
+    const query = { series, dateFrom: '2026-03-20', dateTo: '2026-04-08', timezone: 'Europe/Paris' };
+    const { body } = await ctx.insight('trends', query);
+    const checked = body.results.map(() => 0);
+    for (const [i, result] of (body.results as Array<{ labels: string[]; data: number[] }>).entries()) {
+      for (const j of [0, 6, 9, 19]) {
+        const behind = await actorsBehind(ctx, 'trends', { query, series: i, label: result.labels[j] });
+        // Events: the point counts events; a property's: the persons who did it (series 5's count).
+        const expected = i === 2 ? behind.events : i === 4 ? body.results[5].data[j] : result.data[j];
+        expect({ series: i, label: result.labels[j], count: i === 2 ? result.data[j] : behind.total }).toEqual({ series: i, label: result.labels[j], count: expected });
+        if (behind.total > 0) checked[i]++;
+      }
+    }
+    expect(checked.every((n: number) => n > 0)).toBe(true);
+  });
+
+  test('the persons behind a breakdown value, $other included', async () => {
+    const query = { series: [{ event: '$any', math: 'persons' }], dateFrom: '2026-03-20', dateTo: '2026-04-08', breakdown: { property: 'plan', limit: 2 } };
+    const { body } = await ctx.insight('trends', query);
+    expect(body.results).toHaveLength(3);
+    for (const result of body.results as Array<{ breakdownValue: string; labels: string[]; data: number[] }>) {
+      for (const j of [2, 12]) {
+        const behind = await actorsBehind(ctx, 'trends', { query, series: 0, label: result.labels[j], breakdownValue: result.breakdownValue });
+        expect({ value: result.breakdownValue, count: behind.total }).toEqual({ value: result.breakdownValue, count: result.data[j]! });
+      }
+    }
   });
 });
 
