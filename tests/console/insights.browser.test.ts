@@ -300,6 +300,47 @@ describeInChromium('the insight builders in Chromium', () => {
     await shot('funnels-breakdown');
   });
 
+  /** The persons the API lists behind a point of the insight the page's URL holds. */
+  const personsBehind = async (kind: string, selector: Record<string, unknown>) => {
+    const { query } = await apiAnswer<unknown>(kind);
+    const res = await svc.request('POST', `/insights/${kind}/persons`, { key: svc.privateKey, body: { query, ...selector } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { results: Array<{ personId: string }>; total: number };
+  };
+  /** The persons the open dialog lists, once loaded. */
+  const listed = async () => {
+    await page.waitForFunction(() => document.querySelector('dialog[open] .actors-status')?.textContent?.match(/^\d/));
+    return { status: await texts('dialog[open] .actors-status'), ids: await page.$$eval('dialog[open] .actors-list li', (lis) => lis.map((li) => li.getAttribute('data-actor'))) };
+  };
+
+  test('opens a person from a funnel step: the step lists the persons it counts, each linking to their page', async () => {
+    // The funnel above, broken down by plan: the second step of the first value.
+    const column = await page.$eval('.funnel-column', (c) => ({ value: c.getAttribute('data-breakdown'), count: c.querySelectorAll('.funnel-count')[1]?.textContent }));
+    const api = await personsBehind('funnels', { step: 1, breakdownValue: column.value });
+    expect(`${api.total} ${api.total === 1 ? 'person' : 'persons'}`).toBe(column.count!);
+    await page.click('.funnel-column .funnel-step[data-step="1"] button.funnel-rail');
+    const shown = await listed();
+    expect(shown).toEqual({ status: [column.count!], ids: api.results.map((r) => r.personId) });
+    await shot('persons');
+    // The keyboard reaches the drop-off too: its list is those of step 1 who are not in step 2's.
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+    await page.focus('.funnel-column .funnel-step[data-step="1"] button.funnel-dropped');
+    await page.keyboard.press('Enter');
+    const dropped = await listed();
+    expect(dropped.ids).toEqual((await personsBehind('funnels', { step: 1, dropped: true, breakdownValue: column.value })).results.map((r) => r.personId));
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+
+    await page.click('.funnel-column .funnel-step[data-step="1"] button.funnel-rail');
+    await listed();
+    const first = api.results[0]!.personId;
+    await page.click(`dialog[open] .actors-list li[data-actor="${first}"] a`);
+    await page.waitForFunction((id: string) => location.hash === `#/persons/${encodeURIComponent(id)}`, {}, first);
+    await page.waitForFunction((id: string) => document.querySelector('h1')?.textContent === id, {}, first);
+    expect(await page.$('dialog[open]')).toBeNull();
+  });
+
   test('retention: the cohort table and its curve show the API answer', async () => {
     await openKind('retention');
     await typeInto('input[aria-label="Start event"]', 'signup');
@@ -316,6 +357,15 @@ describeInChromium('the insight builders in Chromium', () => {
     expect(await page.$eval(`.retention-table tr[data-cohort="${first.cohort}"] td.ret-heat`, (td) => td.textContent)).toBe('100%');
     await page.waitForSelector('.period-chart canvas');
     await shots('retention');
+
+    // A cell lists those of its cohort who came back: the 4 of day 1.
+    await page.click(`.retention-table tr[data-cohort="${first.cohort}"] td[data-count]:nth-of-type(3) button`);
+    const returned = await listed();
+    const api = await personsBehind('retention', { cohort: first.cohort, period: 1 });
+    expect(api.total).toBe(4);
+    expect(returned).toEqual({ status: ['4 persons'], ids: api.results.map((r) => r.personId) });
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
   });
 
   test('paths: a Sankey diagram (SVG) with the nodes of the answer', async () => {
@@ -341,6 +391,19 @@ describeInChromium('the insight builders in Chromium', () => {
     await page.waitForSelector('.period-chart[data-mode="bar"] canvas');
     for (const i of [0, 1, 3]) expect(await legendAt(i, labels.length, true)).toEqual([format(data[i]!)]);
     await shots('stickiness');
+
+    // A click on the bar of two days lists its 2 persons; Enter on the focused plot, the 6 of one day.
+    await legendAt(1, labels.length, true);
+    await page.mouse.down();
+    await page.mouse.up();
+    expect(await listed()).toEqual({ status: ['2 persons'], ids: (await personsBehind('stickiness', { series: 0, count: 2 })).results.map((r) => r.personId) });
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+    await page.focus('.period-chart .u-over');
+    await page.keyboard.press('Enter');
+    expect((await listed()).status).toEqual(['6 persons']);
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
   });
 
   test('lifecycle: stacked bars, dormant below the axis', async () => {

@@ -34,6 +34,11 @@ export interface PeriodChartOptions {
   axis?: (value: number) => string;
   /** What the x axis is, in the legend. */
   xName?: string;
+  /**
+   * Called with the series and period a click (or Enter, the plot focused) lands on; the plot is
+   * then focusable, arrows moving between periods (left, right) and series (up, down).
+   */
+  onPick?: (series: number, index: number) => void;
 }
 
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
@@ -133,6 +138,7 @@ export function periodChart(options: PeriodChartOptions): HTMLElement {
   };
 
   let chart: uPlot | undefined;
+  if (options.onPick) uOptions.hooks = { ready: [(u) => pickable(u, mode, series.length, group, width, stacked, options.onPick!)] };
   const observer = new ResizeObserver(([entry]) => {
     if (!box.isConnected && chart) {
       observer.disconnect();
@@ -146,4 +152,47 @@ export function periodChart(options: PeriodChartOptions): HTMLElement {
   });
   observer.observe(box);
   return box;
+}
+
+/** The series at the cursor: the bar under it, else the nearest line to it. */
+function seriesAt(u: uPlot, mode: PeriodChartMode, count: number, group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, index: number): number {
+  if (mode === 'bar') return Math.min(count - 1, Math.max(0, Math.floor((u.posToVal(u.cursor.left!, 'x') - index + group / 2) / width)));
+  const y = u.posToVal(u.cursor.top!, 'y');
+  if (mode === 'stacked') {
+    const hit = stacked.findIndex((s) => Math.min(s.y0[index]!, s.y1[index]!) <= y && y <= Math.max(s.y0[index]!, s.y1[index]!) && s.y0[index] !== s.y1[index]);
+    if (hit >= 0) return hit;
+  }
+  let best = 0;
+  for (let s = 1; s <= count; s++) {
+    const v = (u.data[s]![index] as number | null) ?? 0;
+    const b = (u.data[best + 1]![index] as number | null) ?? 0;
+    if (Math.abs(v - y) < Math.abs(b - y)) best = s - 1;
+  }
+  return best;
+}
+
+/** Clicks and keys on the plot pick a point; the focused series is the keyboard's. */
+function pickable(u: uPlot, mode: PeriodChartMode, count: number, group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, pick: (series: number, index: number) => void): void {
+  const over = u.over;
+  over.tabIndex = 0;
+  over.setAttribute('role', 'button');
+  over.setAttribute('aria-label', 'List the persons behind a point: arrows choose the period and series, Enter lists them');
+  over.classList.add('pickable');
+  let index = 0;
+  let series = 0;
+  over.addEventListener('click', () => {
+    const at = u.cursor.idx;
+    if (at === null || at === undefined) return;
+    pick(seriesAt(u, mode, count, group, width, stacked, at), at);
+  });
+  over.addEventListener('keydown', (e) => {
+    const n = u.data[0].length;
+    if (e.key === 'Enter' || e.key === ' ') return void (e.preventDefault(), pick(series, index));
+    if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') index = Math.min(n - 1, Math.max(0, index + (e.key === 'ArrowLeft' ? -1 : 1)));
+    else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') series = Math.min(count - 1, Math.max(0, series + (e.key === 'ArrowUp' ? -1 : 1)));
+    else return;
+    e.preventDefault();
+    const value = (u.data[series + 1]![index] as number | null) ?? 0;
+    u.setCursor({ left: u.valToPos(index, 'x'), top: u.valToPos(value, 'y') });
+  });
 }

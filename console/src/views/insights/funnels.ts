@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventInput, field, filterList, numberInput, section, select, seriesList, timezoneField, type FormContext } from './fields';
 import { formatDuration, formatNumber, formatPercent, plural, swatch } from './format';
 import type { KindSpec } from './spec';
@@ -43,9 +44,19 @@ function exclusions(q: FunnelsQuery, ctx: FormContext): HTMLElement {
   return h('div', { class: 'filter-list' }, ...rows, add);
 }
 
-/** One funnel: a bar per step, as wide as the share of the first step that reached it. */
-function funnel(result: FunnelResult, noun: string, colour: string): HTMLElement {
+/**
+ * One funnel: a bar per step, as wide as the share of the first step that reached it. The bar
+ * and the drop-off are buttons listing the persons behind them (`query`: the funnel asked).
+ */
+function funnel(result: FunnelResult, query: FunnelsQuery, noun: string, colour: string): HTMLElement {
   const first = result.steps[0]?.count ?? 0;
+  const point = result.breakdownValue === undefined ? {} : { breakdownValue: result.breakdownValue };
+  const of = result.breakdownValue === undefined ? '' : ` · ${result.breakdownValue === '' ? '(none)' : result.breakdownValue}`;
+  const lister = (className: string, label: string, selector: Record<string, unknown>, title: string, content: Node | string) => {
+    const button = h('button', { type: 'button', class: className, 'aria-label': label }, content);
+    button.addEventListener('click', () => showActors('funnels', query, { ...point, ...selector }, title));
+    return button;
+  };
   return h(
     'ol',
     { class: 'funnel' },
@@ -59,14 +70,25 @@ function funnel(result: FunnelResult, noun: string, colour: string): HTMLElement
         'li',
         { class: 'funnel-step', 'data-step': i, 'data-event': step.event },
         h('div', { class: 'funnel-head' }, h('span', { class: 'funnel-name' }, h('span', { class: 'step-number' }, String(i + 1)), step.event), h('span', { class: 'funnel-count' }, plural(step.count, noun))),
-        h('div', { class: 'funnel-bar-row' }, h('div', { class: 'funnel-rail', 'aria-hidden': 'true' }, bar), h('span', { class: 'funnel-rate', title: 'of those who did step 1' }, formatPercent(step.conversionRate))),
+        h(
+          'div',
+          { class: 'funnel-bar-row' },
+          lister('funnel-rail', `Step ${i + 1}, ${step.event}: list the ${plural(step.count, noun)}`, { step: i }, `Step ${i + 1} · ${step.event}${of}: converted`, bar),
+          h('span', { class: 'funnel-rate', title: 'of those who did step 1' }, formatPercent(step.conversionRate)),
+        ),
         h(
           'div',
           { class: 'funnel-meta muted' },
           ...(before
             ? [
                 h('span', { class: 'funnel-step-rate' }, `${formatPercent(step.stepConversionRate)} of step ${i}`),
-                h('span', { class: `funnel-dropped${dropped > 0 ? ' lost' : ''}` }, `${formatNumber(dropped)} dropped off (${formatPercent(before.count === 0 ? 0 : dropped / before.count)})`),
+                lister(
+                  `funnel-dropped${dropped > 0 ? ' lost' : ''}`,
+                  `Step ${i + 1}: list the ${plural(dropped, noun)} who dropped off`,
+                  { step: i, dropped: true },
+                  `Step ${i + 1} · ${step.event}${of}: dropped off`,
+                  `${formatNumber(dropped)} dropped off (${formatPercent(before.count === 0 ? 0 : dropped / before.count)})`,
+                ),
                 step.medianSeconds === null ? null : h('span', { class: 'funnel-time' }, `median ${formatDuration(step.medianSeconds)} from step ${i}`),
               ]
             : [h('span', {}, 'entered the funnel')]),
@@ -115,7 +137,7 @@ export const funnels: KindSpec<'funnels'> = {
     const results = answer.results;
     const noun = query.aggregateBy === 'group' ? 'group' : 'person';
     if (results.length === 0 || results.every((r) => (r.steps[0]?.count ?? 0) === 0)) return notice('empty', 'Nobody entered this funnel', 'No one did the first step in this range.');
-    if (results.length === 1 && results[0]!.breakdownValue === undefined) return h('div', { class: 'insight-output' }, funnel(results[0]!, noun, PALETTE[0]!));
+    if (results.length === 1 && results[0]!.breakdownValue === undefined) return h('div', { class: 'insight-output' }, funnel(results[0]!, query, noun, PALETTE[0]!));
     return h(
       'div',
       { class: 'funnel-grid' },
@@ -124,7 +146,7 @@ export const funnels: KindSpec<'funnels'> = {
           'section',
           { class: 'funnel-column', 'data-breakdown': r.breakdownValue ?? '' },
           h('h3', {}, swatch(PALETTE[i % PALETTE.length]!), r.breakdownValue === '' ? '(none)' : (r.breakdownValue ?? 'All')),
-          funnel(r, noun, PALETTE[i % PALETTE.length]!),
+          funnel(r, query, noun, PALETTE[i % PALETTE.length]!),
         ),
       ),
     );

@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE, periodChart } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventMatch, field, filterList, numberInput, section, select, timezoneField } from './fields';
 import { formatNumber, formatPercent, periodTick } from './format';
 import type { KindSpec } from './spec';
@@ -24,6 +25,15 @@ export function retentionCurve(rows: readonly RetentionRow[], periods: number): 
   });
 }
 
+/** A cell's share as a button listing those of the cohort who came back in period k. */
+function cellButton(r: RetentionRow, k: number, text: string, query: RetentionQuery): HTMLElement {
+  const period = `${PERIOD_NAMES[query.period ?? 'day']} ${k}`;
+  const button = h('button', { type: 'button', class: 'ret-persons', 'aria-label': `Cohort ${r.cohort}, ${period}: list the ${formatNumber(r.values[k]!)}` }, text);
+  const point = { cohort: r.cohort, period: k, ...(r.breakdownValue === undefined ? {} : { breakdownValue: r.breakdownValue }) };
+  button.addEventListener('click', () => showActors('retention', query, point, `Cohort ${r.cohort}${r.breakdownValue === undefined ? '' : ` · ${r.breakdownValue || '(none)'}`} · ${period}`));
+  return button;
+}
+
 function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods: number): HTMLElement {
   const name = PERIOD_NAMES[query.period ?? 'day'];
   return h(
@@ -45,7 +55,8 @@ function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods
             ...Array.from({ length: periods }, (_, k) => {
               if (k >= r.values.length) return h('td', { class: 'empty' });
               const share = r.size === 0 ? 0 : r.values[k]! / r.size;
-              const cell = h('td', { class: `num ret-heat${share >= 0.5 ? ' hot' : ''}`, title: `${formatNumber(r.values[k]!)} of ${formatNumber(r.size)}`, 'data-count': r.values[k]! }, r.size === 0 ? '—' : formatPercent(share));
+              const text = r.size === 0 ? '—' : formatPercent(share);
+              const cell = h('td', { class: `num ret-heat${share >= 0.5 ? ' hot' : ''}`, title: `${formatNumber(r.values[k]!)} of ${formatNumber(r.size)}`, 'data-count': r.values[k]! }, r.size === 0 ? text : cellButton(r, k, text, query));
               if (r.size > 0) cell.style.backgroundColor = `color-mix(in srgb, var(--heat) ${Math.round(8 + share * 92)}%, var(--surface))`;
               return cell;
             }),

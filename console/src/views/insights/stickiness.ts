@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE, periodChart } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { showActors } from './actors';
 import { aggregateField, dateRange, filterList, intervalField, letter, section, seriesList, timezoneField } from './fields';
 import { periodTick } from './format';
 import type { KindSpec } from './spec';
@@ -31,6 +32,7 @@ export const stickiness: KindSpec<'stickiness'> = {
         mode: 'bar',
         xName: 'Active on',
         title: `Stickiness: ${query.aggregateBy === 'group' ? 'groups' : 'persons'} by the number of ${unit}s they were active`,
+        onPick: (si, index) => showActors('stickiness', query, { series: results[si]!.series, count: index + 1 }, `${letter(results[si]!.series)} · ${results[si]!.label} · ${labels[index]}`),
       }),
     );
   },
@@ -63,6 +65,7 @@ export const lifecycle: KindSpec<'lifecycle'> = {
         mode: 'stacked',
         title: 'Lifecycle: new, returning and resurrecting above the axis, dormant below, per period',
         tick: (l) => periodTick(l, query.interval),
+        onPick: (si, index) => showActors('lifecycle', query, { label: results[0]!.labels[index], status: results[si]!.label }, `${results[si]!.label} · ${periodTick(results[0]!.labels[index]!, query.interval)}`),
       }),
     );
   },

@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE, periodChart, type PeriodChartMode, type PeriodSeries } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { showActors } from './actors';
 import { breakdownField, dateRange, field, filterList, intervalField, letter, section, seriesList, textInput, timezoneField } from './fields';
 import { formatNumber, periodTick, swatch } from './format';
 import type { KindSpec } from './spec';
@@ -117,7 +118,16 @@ export const trends: KindSpec<'trends'> = {
       const shown = results.map((r, i) => [r, i] as const).filter(([r]) => chart !== 'stacked' || r.compare !== 'previous');
       const labels = shown.find(([r]) => r.compare !== 'previous')?.[0].labels ?? results[0]!.labels;
       const series: PeriodSeries[] = shown.map(([r, i]) => ({ label: resultName(r), values: r.data, colour: palette[i]!, dashed: r.compare === 'previous' }));
-      body = periodChart({ labels, series, mode: chart as PeriodChartMode, title: `Trends: ${series.map((s) => s.label).join(', ')}`, tick: (l) => periodTick(l, query.interval) });
+      // A formula's points are not persons; a previous period's are not asked for.
+      const onPick = query.formula
+        ? undefined
+        : (si: number, index: number) => {
+            const r = shown[si]![0];
+            if (r.compare === 'previous' || r.series === undefined) return;
+            const selector = { series: r.series, label: r.labels[index], ...(r.breakdownValue === undefined ? {} : { breakdownValue: r.breakdownValue }) };
+            showActors('trends', query, selector, `${resultName(r)} · ${periodTick(r.labels[index]!, query.interval)}`);
+          };
+      body = periodChart({ labels, series, mode: chart as PeriodChartMode, title: `Trends: ${series.map((s) => s.label).join(', ')}`, tick: (l) => periodTick(l, query.interval), onPick });
     }
     return h('div', { class: 'insight-output' }, tabs, body);
   },
