@@ -3,7 +3,7 @@ import { checkActorSeries } from './actor-series';
 import { checkIndex, type ActorsStatement } from './actors';
 import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
 import type { StickinessActorsQuery, StickinessQuery } from './model';
-import { bindRange, periodKey, timeRange } from './time-range';
+import { bindRange, periodStartSql, timeRange } from './time-range';
 
 /** Per series and actor, the number of distinct periods of the range it did the series in (`periods`). */
 function actorPeriods(query: StickinessQuery, context: CompileContext) {
@@ -13,13 +13,20 @@ function actorPeriods(query: StickinessQuery, context: CompileContext) {
   const { from, to, tz } = bindRange(range, context.params);
   const actor = actorColumn(query.aggregateBy);
   const matched = query.series.map((s, i) => `(${eventMatches(s.event, context)} AND ${eventFilters(s.filters, context, `/series/${i}/filters`)})`);
-  const seriesOfEvent = `arrayFilter(s -> s >= 0, [${matched.map((m, i) => `if(${m}, ${i}, -1)`).join(', ')}])`;
-  const sql = `SELECT series, actor, uniqExact(period) AS periods
+  const period = periodStartSql('timestamp', interval, tz);
+  const where = `timestamp >= ${from} AND timestamp <= ${to} AND ${actor} != ''
+      AND ${eventFilters(query.filters, context, '/filters')}`;
+  // One series is grouped by actor alone: a constant series beside it cost a fifth more.
+  const sql =
+    matched.length === 1
+      ? `SELECT 0 AS series, actor, uniqExact(period) AS periods
+  FROM (SELECT ${actor} AS actor, ${period} AS period FROM events_with_persons WHERE ${where} AND ${matched[0]})
+  GROUP BY actor`
+      : `SELECT series, actor, uniqExact(period) AS periods
   FROM (
-    SELECT arrayJoin(${seriesOfEvent}) AS series, ${actor} AS actor, ${periodKey('timestamp', interval, tz)} AS period
+    SELECT arrayJoin(arrayFilter(s -> s >= 0, [${matched.map((m, i) => `if(${m}, ${i}, -1)`).join(', ')}])) AS series, ${actor} AS actor, ${period} AS period
     FROM events_with_persons
-    WHERE timestamp >= ${from} AND timestamp <= ${to} AND ${actor} != ''
-      AND ${eventFilters(query.filters, context, '/filters')} AND (${matched.join(' OR ')})
+    WHERE ${where} AND (${matched.join(' OR ')})
   )
   GROUP BY series, actor`;
   return { range, sql };

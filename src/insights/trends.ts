@@ -5,7 +5,7 @@ import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } f
 import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
 import type { TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
-import { bindRange, periodKey, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
+import { bindRange, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
 
 /**
  * Trends: per series and period, a count, the actors or an aggregate of a numeric property
@@ -56,14 +56,14 @@ interface Branch {
 }
 
 /**
- * The rows a branch aggregates: its events with their `breakdownValue` and `period`; under an
- * active-users math, an event's `personId` once for each period it counts for (events of the days
- * before the range count for its first periods).
+ * The rows a branch aggregates: its events with their `breakdownValue` and `periodStart`; under
+ * an active-users math, an event's `personId` once for each `period` (key) it counts for (events
+ * of the days before the range count for its first periods).
  */
 function branchRows({ series, matches, range }: Branch, from: string, breakdownValue: string, context: CompileContext): string {
   const { tz } = bindRange(range, context.params);
   const days = ACTIVE_WINDOW_DAYS[series.math ?? 'total'];
-  if (days === undefined) return `SELECT *, ${breakdownValue} AS breakdownValue, ${periodKey('timestamp', range.interval, tz)} AS period FROM ${from} WHERE ${inRange(range, context)} AND ${matches}`;
+  if (days === undefined) return `SELECT *, ${breakdownValue} AS breakdownValue, ${periodStartSql('timestamp', range.interval, tz)} AS periodStart FROM ${from} WHERE ${inRange(range, context)} AND ${matches}`;
   const first = wallTime(Number(range.from / 1000n), range.timezone);
   const since = zonedInstant(range.timezone, first.year, first.month, first.day - (days - 1));
   const window = bindRange({ ...range, from: BigInt(since) * 1000n }, context.params);
@@ -76,10 +76,10 @@ function branchSql(branch: Branch, from: string, breakdownValue: string, context
   const head = `SELECT ${index} AS series, '${compare}' AS compare`;
   const rows = branchRows(branch, from, breakdownValue, context);
   if (ACTIVE_WINDOW_DAYS[series.math ?? 'total'] === undefined) {
-    // The period is a column of the subquery, so that the totals' rows carry '' as their period.
-    return `${head}, breakdownValue, period, toFloat64(${aggregate(series, index, context)}) AS value
+    // Grouped by the period's start, named as `period` keys it only in the result: the totals' rows carry '' as their period.
+    return `${head}, breakdownValue, if(grouping(periodStart) = 0, toString(periodStart), '') AS period, toFloat64(${aggregate(series, index, context)}) AS value
       FROM (${rows})
-      GROUP BY GROUPING SETS ((breakdownValue, period), (breakdownValue))`;
+      GROUP BY GROUPING SETS ((breakdownValue, periodStart), (breakdownValue))`;
   }
   const keys = context.params.bind(range.periods.map((p) => p.key), 'Array(String)');
   return `${head}, breakdownValue, period, toFloat64(uniqExact(personId)) AS value
@@ -156,7 +156,7 @@ export function trendsActors(body: TrendsActorsQuery, context: CompileContext): 
   const actor = onGroups ? 'groupId' : 'personId';
   const sql = `SELECT ${actor} AS actor, count() AS eventCount
 FROM (${branchRows(branch, from, breakdownValue, context)})
-WHERE period = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
+WHERE ${ACTIVE_WINDOW_DAYS[branch.series.math ?? 'total'] === undefined ? 'toString(periodStart)' : 'period'} = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
 GROUP BY actor`;
   return { sql, key: actor, eventCount: true };
 }
