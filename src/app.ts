@@ -33,6 +33,10 @@ import type { ServiceMetrics } from './metrics/service-metrics';
 import { statusRoutes } from './status/routes';
 import { trackerRoutes } from './tracker/routes';
 import { loadTrackerScript } from './tracker/tracker-script';
+import { PLAUSIBLE_EVENT_PATH, plausibleRoutes } from './web-analytics/routes';
+import type { VisitorSalts } from './web-analytics/visitor-salts';
+import { statsRoutes } from './web-analytics/stats/routes';
+import { StatsApi } from './web-analytics/stats/stats-api';
 import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSupervisor } from './webhooks/supervisor';
 import { workspaceRoutes } from './workspaces/routes';
@@ -68,6 +72,10 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   /** Request body bytes in memory at once (MAX_BODY_BYTES_IN_FLIGHT). */
   bodies: ByteBudget;
   trustedProxies: CidrList;
+  /** Minutes without an event that end a visit (SESSION_TIMEOUT_MINUTES): the Stats API's sessions. */
+  sessionTimeoutMinutes: number;
+  /** The daily salts of Plausible's cookieless visitor ids. */
+  visitorSalts: VisitorSalts;
   rateLimitCollectPerKey?: Rate;
   rateLimitCollectPerAddress?: Rate;
   rateLimitReadPerKey?: Rate;
@@ -104,7 +112,7 @@ function checkFree(app: AnyElysia, method: string, path: string, variable: strin
  * then each feature's routes.
  */
 export function createApp(deps: AppDeps) {
-  const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, deps.trackerCollectPath]);
+  const collectionPaths = new Set([EVENTS_PATH, ...SEGMENT_PATHS, PLAUSIBLE_EVENT_PATH, deps.trackerCollectPath]);
   const assets = ConsoleAssets.load();
   const limiter = new RateLimiter({
     limits: {
@@ -139,11 +147,13 @@ export function createApp(deps: AppDeps) {
     .use(eventRoutes(deps))
     .use(eventExportRoutes(deps))
     .use(segmentRoutes(deps))
+    .use(plausibleRoutes({ ...deps, salts: deps.visitorSalts }))
     .use(queryRoutes(deps))
     .use(queryExportRoutes(deps))
     .use(personRoutes(deps.store, deps.persons))
     .use(cohortRoutes(deps.store, deps.cohorts))
     .use(insightRoutes(deps.store, deps.insights))
+    .use(statsRoutes(deps.store, new StatsApi(deps.runner, deps.ingested, { sessionTimeoutMinutes: deps.sessionTimeoutMinutes })))
     .use(dashboardRoutes(deps.store, deps.savedInsights, deps.dashboards))
     .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))
@@ -167,7 +177,7 @@ export function createApp(deps: AppDeps) {
         maxBytes: Math.min(FAST_MAX_BODY_BYTES, deps.maxBodyBytes),
         schema: createEventsBody(deps.maxEventsPerRequest),
         principal: (authorization) => authenticate(deps.store, authorization, 'ingest'),
-        store: (principal, bytes, body) => storeEvents(deps, principal, (body as { events: EventDTO[] }).events, bytes),
+        store: (principal, bytes, body, request, server) => storeEvents(deps, principal, (body as { events: EventDTO[] }).events, bytes, deps.enrich?.(request, server)),
       }),
     };
     for (const [path, type] of SEGMENT_CALL_PATHS) {
@@ -178,7 +188,7 @@ export function createApp(deps: AppDeps) {
           maxBytes: SEGMENT_MAX_CALL_BYTES,
           schema: SegmentCall,
           principal: (authorization) => headerPrincipal(deps.store, authorization),
-          store: (principal, bytes, body) => storeCall(deps, principal, bytes, type, body as SegmentCall),
+          store: (principal, bytes, body, request, server) => storeCall(deps, principal, bytes, type, body as SegmentCall, deps.enrich?.(request, server)),
         }),
       };
     }

@@ -31,8 +31,8 @@ export interface FastRoute {
   schema: TSchema;
   /** The caller of an Authorization header (throws as the app would refuse it). */
   principal(authorization: string): Principal;
-  /** The route's own handler, given the caller and a body of `bytes` that passed its schema: the JSON of its answer. */
-  store(principal: Principal, bytes: number, body: unknown): Promise<string>;
+  /** The route's own handler, given the caller and a body of `bytes` that passed its schema (and the request, for its facts): the JSON of its answer. */
+  store(principal: Principal, bytes: number, body: unknown, request: Request, server: Server): Promise<string>;
   /** The status of its answer. */
   status: number;
 }
@@ -102,7 +102,7 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
       }
       let text: string;
       try {
-        text = await route.store(principal, length, body);
+        text = await route.store(principal, length, body, request, server);
       } catch {
         // Nothing was stored (shedding, the log refused it, a call the route refuses): the app answers why.
         handOnBody(request, bytes);

@@ -193,6 +193,7 @@ const SPEC = {
   queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
   propertyColumnsMax: ['PROPERTY_COLUMNS_MAX', int(0, 1000)],
+  sessionTimeoutMinutes: ['SESSION_TIMEOUT_MINUTES', int(1, 1440)],
   webhookDelivery: ['WEBHOOK_DELIVERY', deliveryMode],
   webhookLeaseMs: ['WEBHOOK_LEASE_MS', int(1000, 600_000)],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],
@@ -204,6 +205,7 @@ const SPEC = {
   // Hardening for the open internet (docs/security.md).
   egressAllowlist: ['EGRESS_ALLOWLIST', via(parseAllowlist)],
   trustedProxies: ['TRUSTED_PROXIES', via(cidrList)],
+  storeClientAddress: ['STORE_CLIENT_ADDRESS', bool],
   rateLimitCollectPerKey: ['RATE_LIMIT_COLLECT_PER_KEY', via(parseRate)],
   rateLimitCollectPerAddress: ['RATE_LIMIT_COLLECT_PER_ADDRESS', via(parseRate)],
   rateLimitReadPerKey: ['RATE_LIMIT_READ_PER_KEY', via(parseRate)],

@@ -10,6 +10,9 @@ import { allInterfaces, localUrl, serve, type HttpServer } from './http/serve';
 import { serveOwnPort } from './clickhouse-http/own-port';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
+import { Countries } from './web-analytics/countries';
+import { Enrichment } from './web-analytics/enrichment';
+import { VisitorSalts } from './web-analytics/visitor-salts';
 import { MonotonicClock } from './monotonic-clock';
 import { EgressPolicy } from './net/egress-policy';
 import { systemResolver, type HostResolver } from './net/host-resolver';
@@ -172,6 +175,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await identities.rebuild(databaseName);
   }
   const fastReads = new FastReads(storage, readColumns, log);
+  const enrichment = new Enrichment({ trustedProxies: config.trustedProxies, storeClientAddress: config.storeClientAddress, countries: new Countries() });
+  const visitorSalts = new VisitorSalts(storage, config.metaDatabase, migrations.onCluster);
   store.onDatabasesChanged(() => fastReads.databasesChanged(new Set(store.list().map((w) => w.databaseName))));
   const runner = new QueryRunner(
     storage,
@@ -220,7 +225,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,

@@ -5,14 +5,16 @@
  * merges that fresh bulk inserts set off. Prints how long it took. `persons` generates the
  * persons benchmark's mix instead (whose links the engine stores as the rows go in, and the
  * service resolves at its next start).
- * Usage: bun bench/data/generate.ts <dataDir> <database> <count> [persons]
+ * Usage: bun bench/data/generate.ts <dataDir> <database> <count> [persons | web] (`web`: the web
+ * analytics benchmark's traffic, bench/lib/web-mix.ts)
  */
 import { Session } from 'chdb';
 import { generateSql } from '../lib/event-mix';
 import { personsGenerateSql } from '../lib/persons-mix';
+import { webGenerateSql } from '../lib/web-mix';
 
 const [dataDir, database, count, mix] = process.argv.slice(2) as [string, string, string, string | undefined];
-const sql = mix === 'persons' ? personsGenerateSql : generateSql;
+const sql = mix === 'persons' ? personsGenerateSql : mix === 'web' ? webGenerateSql : generateSql;
 /** Rows per INSERT ... SELECT, so memory stays modest. */
 const CHUNK = 1_000_000;
 

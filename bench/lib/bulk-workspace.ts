@@ -6,7 +6,7 @@ import { freePort, KEYS, runScript, startService } from './processes';
  * that is stopped before the engine writes (one process per data directory). Answers the
  * workspace's private key and how long the generation took.
  */
-export async function bulkWorkspace(dataDir: string, database: string, events: number, mix?: 'persons'): Promise<{ key: string; seconds: number }> {
+export async function bulkWorkspace(dataDir: string, database: string, events: number, mix?: 'persons' | 'web'): Promise<{ key: string; seconds: number }> {
   const creator = await startService(dataDir, await freePort());
   let key: string;
   try {

@@ -37,6 +37,8 @@ export interface Workspace {
   properties?: JsonObject;
   /** Days its events are kept, 0 for ever (docs/api/workspaces.md). */
   retentionDays?: number;
+  /** The websites whose visits it holds (Plausible's `domain`, the Stats API's `site_id`). */
+  siteDomains?: string[];
 }
 
 export interface CreatedWorkspace extends Workspace {

@@ -1,5 +1,6 @@
 import { jsonText } from '../http/json-text';
 import { Elysia } from 'elysia';
+import type { Server } from 'elysia/universal';
 import { auth, principalOf } from '../http/auth';
 import { readCollectionRequest } from '../http/collection-auth';
 import { bodyBytes } from '../http/json-body';
@@ -13,7 +14,7 @@ import { acceptEvent } from './event-rows';
 import type { IngestBuffer } from './ingest-buffer';
 import { countRefusedEvents } from './refused-events';
 import { listEvents } from './list-events';
-import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO } from './model';
+import { createEventsBody, EventsPage, ListEventsQuery, type EventDTO, type EventInput } from './model';
 
 /** Events counted by workspace (its database name). */
 export interface IngestMetrics {
@@ -21,6 +22,9 @@ export interface IngestMetrics {
   /** `workspace` is undefined when the events were refused before their key was read (queue full, body unreadable). */
   eventsRejected(workspace: string | undefined, status: number, events: number): void;
 }
+
+/** What adds the request's facts (country, browser, campaign, …) to each event of it, before it is stored (src/web-analytics/enrichment.ts). */
+export type RequestEnricher = (request: Request, server: Server | null) => (event: EventInput) => EventInput;
 
 export interface EventRoutesDeps {
   storage: Storage;
@@ -31,6 +35,8 @@ export interface EventRoutesDeps {
   maxEventsPerRequest: number;
   maxEventBytes: number;
   metrics: IngestMetrics;
+  /** Absent: events are stored as sent. */
+  enrich?: RequestEnricher;
   /** Reads property filters from the columns that store them, where there are (src/properties/). */
   fastReads?: FastReads;
 }
@@ -61,14 +67,14 @@ function checkEventNames(events: readonly EventDTO[]): void {
 /**
  * Stores a validated batch of the caller's workspace and answers the 201's JSON, the stored events
  * (413 naming events over the size limit, else 400 naming tracks without an event); `bodyBytes`
- * is the size of the body that held them. The route's handler, and the collection fast path's (which
+ * is the size of the body that held them; `enrich` adds what their request tells. The route's handler, and the collection fast path's (which
  * hands a refused batch on to the app to answer).
  */
-export async function storeEvents(deps: EventRoutesDeps, principal: Principal, events: readonly EventDTO[], bodyBytes: number): Promise<string> {
+export async function storeEvents(deps: EventRoutesDeps, principal: Principal, events: readonly EventDTO[], bodyBytes: number, enrich?: (event: EventInput) => EventInput): Promise<string> {
   const database = principal.workspace.databaseName;
   checkEventSizes(events, deps.maxEventBytes, bodyBytes);
   checkEventNames(events);
-  const accepted = events.map((e) => acceptEvent(toStoredInput(e), deps.clock.next(), database));
+  const accepted = events.map((e) => acceptEvent(enrich ? enrich(toStoredInput(e)) : toStoredInput(e), deps.clock.next(), database));
   await deps.buffer.submit(database, accepted);
   const n = accepted.length;
   deps.metrics.eventsAccepted(database, n);
@@ -85,7 +91,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
     .use(auth(deps.store))
     .post(
       EVENTS_PATH,
-      async ({ body, request }) => jsonText(await storeEvents(deps, principalOf(request)!, body.events, bodyBytes(request)), 201),
+      async ({ body, request, server }) => jsonText(await storeEvents(deps, principalOf(request)!, body.events, bodyBytes(request), deps.enrich?.(request, server)), 201),
       {
         transform: (ctx) => {
           // Before the key check and the decoding: shedding must cost next to nothing.

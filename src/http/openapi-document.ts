@@ -10,13 +10,17 @@ type Json = Record<string, any>;
 const PROBLEM_STATUS = /^[45]\d\d$/;
 
 /**
- * Media type of an answer: problems are problem+json; a schema naming its `contentMediaType`
- * (the event stream) gets that one; the metrics text keeps its own.
+ * Media type of an answer: a schema naming its `contentMediaType` (the event stream) gets that
+ * one; the Stats API's errors, in Plausible's shape (only an `error` property), application/json;
+ * other problems problem+json; the metrics text keeps its own.
  */
 function mediaType(status: string, content: Json): string {
-  if (PROBLEM_STATUS.test(status)) return 'application/problem+json';
-  const declared = content['application/json']?.schema?.contentMediaType;
+  const schema = content['application/json']?.schema;
+  const declared = schema?.contentMediaType;
   if (typeof declared === 'string') return declared;
+  // The Stats API answers Plausible's error shape, `{ "error": message }`, as plain JSON.
+  if (PROBLEM_STATUS.test(status) && schema?.properties && Object.keys(schema.properties).join() === 'error') return 'application/json';
+  if (PROBLEM_STATUS.test(status)) return 'application/problem+json';
   return content['application/json'] ? 'application/json' : Object.keys(content)[0]!;
 }
 

@@ -3,6 +3,7 @@ import type { LimitName } from '../http/rate-limit';
 import type { AnsweredRequest } from '../http/request-log';
 import type { StatementOutcome } from '../queries/query-runner';
 import type { AttemptVerdict } from '../webhooks/delivery-actor';
+import type { PlausibleDropReason } from '../web-analytics/routes';
 import { MetricsRegistry } from './registry';
 
 /** What the metrics read at scrape time. */
@@ -75,6 +76,11 @@ export function createServiceMetrics(sources: MetricSources) {
   const limited = registry.counter('analytics_rate_limited_total', 'Requests refused with 429 by a rate limit, by limit.', ['limit']);
   registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
   const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');
+  const plausibleDropped = registry.counter(
+    'analytics_plausible_events_dropped_total',
+    "Plausible events (POST /api/event) answered 202 and not stored, by reason: unknown_domain (no workspace's siteDomains), bot (a robot's user agent) or origin_not_allowed.",
+    ['reason'],
+  );
 
   // The series counted per request, found once each: a request would otherwise spend a good part
   // of its metrics' cost building label keys. Routes are patterns and workspaces are few.
@@ -110,6 +116,7 @@ export function createServiceMetrics(sources: MetricSources) {
     webhookAttempted: (outcome: AttemptVerdict) => attempts.inc({ outcome }),
     rateLimited: (limit: LimitName) => limited.inc({ limit }),
     bodyShed: () => bodiesShed.inc({}),
+    plausibleDropped: (reason: PlausibleDropReason) => plausibleDropped.inc({ reason }),
     /** Every metric as Prometheus exposition text. */
     render: () => registry.render(),
   };

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { acceptEvent } from '../events/event-rows';
 import { IngestOverloadedError } from '../events/ingest-buffer';
+import type { EventInput } from '../events/model';
 import type { EventRoutesDeps } from '../events/routes';
 import { bodyBytes, RawBody } from '../http/json-body';
 import { countRefusedEvents } from '../events/refused-events';
@@ -20,7 +21,10 @@ import {
 import { correctedTimestamp, missingFields, storableTime, toEventInput, type BatchDefaults, type SegmentMessage } from './segment-calls';
 import { jsonText } from '../http/json-text';
 
-export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics'>;
+export type SegmentRoutesDeps = Pick<EventRoutesDeps, 'store' | 'buffer' | 'clock' | 'maxEventsPerRequest' | 'metrics' | 'enrich'>;
+
+/** Adds what the request tells to an event (EventRoutesDeps.enrich). */
+type Enrich = (event: EventInput) => EventInput;
 
 /** The short paths analytics.js (analytics-next) posts to, by call. */
 const SHORT_NAMES = { batch: 'b', track: 't', identify: 'i', page: 'p', screen: 's', group: 'g', alias: 'a' } as const;
@@ -37,8 +41,8 @@ export const SEGMENT_CALL_PATHS: ReadonlyArray<readonly [string, SegmentType]> =
 ]);
 
 /** Stores one validated call of `principal`, sent in a body of `bodyBytes`, as an event of `type`: the 200's JSON, or 400 naming what is missing. */
-export function storeCall(deps: SegmentRoutesDeps, principal: Principal, bodyBytes: number, type: SegmentType, call: SegmentCall): Promise<string> {
-  return ingest(deps, principal, bodyBytes, [{ ...call, type } as SegmentMessage], {}, () => '');
+export function storeCall(deps: SegmentRoutesDeps, principal: Principal, bodyBytes: number, type: SegmentType, call: SegmentCall, enrich?: Enrich): Promise<string> {
+  return ingest(deps, principal, bodyBytes, [{ ...call, type } as SegmentMessage], {}, () => '', enrich);
 }
 
 /** Segment's clients treat 429 with Retry-After as "slow down"; /events answers the same as 503. */
@@ -74,6 +78,7 @@ async function ingest(
   calls: SegmentMessage[],
   batch: BatchDefaults,
   pointerOf: (i: number) => string,
+  enrich?: Enrich,
 ): Promise<string> {
   const database = principal.workspace.databaseName;
   const errors: ProblemError[] = [];
@@ -89,7 +94,10 @@ async function ingest(
     return { call, receivedAt, timestamp };
   });
   if (errors.length > 0) throw invalidInput(`${errors.length} problem${errors.length === 1 ? '' : 's'} in the calls; nothing was stored`, errors);
-  const accepted = timed.map(({ call, receivedAt, timestamp }) => acceptEvent(toEventInput(call, batch), receivedAt, database, timestamp));
+  const accepted = timed.map(({ call, receivedAt, timestamp }) => {
+    const input = toEventInput(call, batch);
+    return acceptEvent(enrich ? enrich(input) : input, receivedAt, database, timestamp);
+  });
   try {
     await deps.buffer.submit(database, accepted);
   } catch (err) {
@@ -108,8 +116,18 @@ const SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { basic: [] }
 export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
   return new Elysia({ name: 'segment-batch', seed: path, normalize: false }).post(
     path,
-    async ({ body, request }) =>
-      jsonText(await ingest(deps, principalOf(request)!, bodyBytes(request), body.batch as SegmentMessage[], { context: body.context, integrations: body.integrations, sentAt: body.sentAt }, (i) => `/batch/${i}`)),
+    async ({ body, request, server }) =>
+      jsonText(
+        await ingest(
+          deps,
+          principalOf(request)!,
+          bodyBytes(request),
+          body.batch as SegmentMessage[],
+          { context: body.context, integrations: body.integrations, sentAt: body.sentAt },
+          (i) => `/batch/${i}`,
+          deps.enrich?.(request, server),
+        ),
+      ),
     {
       transform: readCall(deps, SEGMENT_MAX_BATCH_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
@@ -134,7 +152,7 @@ export function segmentBatchRoute(deps: SegmentRoutesDeps, path: string) {
 export function segmentRoutes(deps: SegmentRoutesDeps) {
   const app = new Elysia({ name: 'segment', normalize: false }).use(segmentBatchRoute(deps, '/v1/batch')).use(segmentBatchRoute(deps, `/v1/${SHORT_NAMES.batch}`));
   for (const [path, type] of SEGMENT_CALL_PATHS) {
-    app.post(path, async ({ body, request }) => jsonText(await storeCall(deps, principalOf(request)!, bodyBytes(request), type, body)), {
+    app.post(path, async ({ body, request, server }) => jsonText(await storeCall(deps, principalOf(request)!, bodyBytes(request), type, body, deps.enrich?.(request, server))), {
       transform: readCall(deps, SEGMENT_MAX_CALL_BYTES),
       afterResponse: countRefusedEvents(deps.metrics, 200, 'batch'),
       body: SegmentCall,

@@ -23,6 +23,19 @@ const AllowedOrigins = t.Array(t.String({ format: 'allowed-origin', error: `must
   examples: [['https://www.example.com', 'https://app.example.com']],
 });
 
+/** Most site domains one workspace may list. */
+const MAX_SITE_DOMAINS = 100;
+/** A host name as Plausible's `domain` names a site: letters, digits and hyphens in dot-separated labels. */
+const SITE_DOMAIN_PATTERN = '^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$';
+
+const SiteDomains = t.Array(t.String({ pattern: SITE_DOMAIN_PATTERN, error: 'must be a host name such as example.com (no scheme, port or path)' }), {
+  maxItems: MAX_SITE_DOMAINS,
+  error: `must be an array of at most ${MAX_SITE_DOMAINS} host names`,
+  description:
+    "Sites whose Plausible events (`POST /api/event`, by their `domain`) this workspace takes, lowercased; each belongs to one workspace at most. Plausible's trackers send no key: an event of a domain no workspace lists is answered 202 and dropped.",
+  examples: [['example.com', 'shop.example.com']],
+});
+
 /** A century: far beyond any retention policy, and within what the engine's intervals hold. */
 export const MAX_RETENTION_DAYS = 36_500;
 // TypeBox's own Integer: Elysia's t.Integer would also take numeric strings such as "30".
@@ -41,6 +54,7 @@ export const Workspace = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   properties: t.Optional(Properties),
   allowedOrigins: AllowedOrigins,
+  siteDomains: SiteDomains,
   retentionDays: t.Integer({ minimum: 0, description: 'Days events are kept, by their timestamp; 0 keeps them forever.' }),
 });
 export type Workspace = typeof Workspace.static;
@@ -53,11 +67,12 @@ export const WorkspaceInput = t.Object(
     isDefault: t.Optional(t.Boolean({ error: 'must be true or false' })),
     properties: t.Optional(Properties),
     allowedOrigins: t.Optional(AllowedOrigins),
+    siteDomains: t.Optional(SiteDomains),
     retentionDays: t.Optional(RetentionDays),
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'], retentionDays: 90 }],
+    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'], siteDomains: ['acme.example'], retentionDays: 90 }],
   },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;

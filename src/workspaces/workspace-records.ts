@@ -20,6 +20,7 @@ function toWorkspace(row: Row): Workspace {
     retentionDays: Number(row.retentionDays),
     ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
     allowedOrigins: (row.allowedOrigins as unknown[]).map(String),
+    siteDomains: (row.siteDomains as unknown[]).map(String),
   };
 }
 
@@ -42,7 +43,7 @@ export class WorkspaceRecords {
 
   async workspaces(): Promise<WorkspaceVersion[]> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
+      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, siteDomains, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
       {},
       'write',
     );
@@ -79,6 +80,7 @@ export class WorkspaceRecords {
         isDefault: w.isDefault,
         properties: w.properties ? JSON.stringify(w.properties) : '',
         allowedOrigins: w.allowedOrigins,
+        siteDomains: w.siteDomains,
         createdAt: engineTime(w.createdAt),
         retentionDays: w.retentionDays,
         version,

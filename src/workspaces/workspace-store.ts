@@ -69,6 +69,8 @@ export class WorkspaceStore {
   private readonly removalListeners: Array<(workspace: Workspace) => Promise<void>> = [];
   private readonly databaseListeners: Array<() => void> = [];
   private databaseSet = '';
+  /** Workspaces by site domain, made again on first use after any change. */
+  private siteDomains: Map<string, Workspace> | undefined;
 
   constructor(
     storage: Storage,
@@ -192,6 +194,7 @@ export class WorkspaceStore {
         createdAt: toIsoString(BigInt(version)),
         ...(input.properties ? { properties: input.properties } : {}),
         allowedOrigins: normalizeOrigins(input.allowedOrigins ?? ANY_ORIGIN),
+        siteDomains: this.freeSiteDomains(input.siteDomains ?? []),
         retentionDays: input.retentionDays ?? this.options.retentionDays,
       };
       const publicApiKey = generateKey('public');
@@ -223,7 +226,7 @@ export class WorkspaceStore {
    * Replaces name, properties, isDefault and allowedOrigins, and retentionDays when given (its
    * new TTL applies in the background). `databaseName` cannot change. The default workspace stays
    * the default until another one is made the default, so `isDefault: false` on it is refused.
-   * An absent `isDefault` or `allowedOrigins` keeps the current value (a client that knows
+   * An absent `isDefault`, `allowedOrigins` or `siteDomains` keeps the current value (a client that knows
    * nothing of allowedOrigins must not open a workspace up).
    */
   update(workspaceId: string, input: WorkspaceInput): Promise<Workspace> {
@@ -247,6 +250,7 @@ export class WorkspaceStore {
         isDefault: input.isDefault ?? current.isDefault,
         ...(input.properties ? { properties: input.properties } : {}),
         allowedOrigins: input.allowedOrigins ? normalizeOrigins(input.allowedOrigins) : current.allowedOrigins,
+        siteDomains: input.siteDomains ? this.freeSiteDomains(input.siteDomains, workspaceId) : current.siteDomains,
         retentionDays: input.retentionDays ?? current.retentionDays,
       };
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
@@ -295,6 +299,7 @@ export class WorkspaceStore {
       // Announced first: the other processes refuse its keys within one look at the counter.
       await this.announce(version);
       this.workspaces.delete(workspaceId);
+      this.siteDomains = undefined;
       this.noticeDatabases();
       for (const k of keys) this.keys.delete(k.keyHash);
       await this.records
@@ -329,6 +334,7 @@ export class WorkspaceStore {
 
   /** Takes workspace versions into memory and works out which workspace is the default. */
   private remember(versions: readonly WorkspaceVersion[]): void {
+    this.siteDomains = undefined;
     for (const v of versions) {
       this.workspaces.set(v.workspace.workspaceId, v);
       this.versions.advancePast(BigInt(v.version));
@@ -363,6 +369,29 @@ export class WorkspaceStore {
     for (const { workspace } of this.workspaces.values()) {
       if (workspace.name === name && workspace.workspaceId !== exceptId) throw conflict(`a workspace named ${JSON.stringify(name)} already exists`);
     }
+  }
+
+  /** `domains` lowercased, each once; 409 naming the first one another workspace lists. */
+  private freeSiteDomains(domains: readonly string[], exceptId?: string): string[] {
+    const wanted = [...new Set(domains.map((d) => d.toLowerCase()))];
+    for (const { workspace } of this.workspaces.values()) {
+      if (workspace.workspaceId === exceptId) continue;
+      const taken = wanted.find((d) => workspace.siteDomains.includes(d));
+      if (taken !== undefined) throw conflict(`site domain ${taken} belongs to workspace ${workspace.workspaceId} (${JSON.stringify(workspace.name)}); remove it there first`);
+    }
+    return wanted;
+  }
+
+  /** The workspace whose siteDomains list `domain` (lowercase), if any. */
+  bySiteDomain(domain: string): Workspace | undefined {
+    return this.siteDomainIndex().get(domain);
+  }
+
+  private siteDomainIndex(): Map<string, Workspace> {
+    if (this.siteDomains) return this.siteDomains;
+    const index = new Map<string, Workspace>();
+    for (const { workspace } of this.workspaces.values()) for (const domain of workspace.siteDomains) index.set(domain, workspace);
+    return (this.siteDomains = index);
   }
 
   private async checkDatabaseFree(databaseName: string): Promise<void> {
@@ -401,6 +430,7 @@ export class WorkspaceStore {
       databaseName: this.options.defaultWorkspaceDatabase,
       createdAt: toIsoString(BigInt(version)),
       allowedOrigins: ANY_ORIGIN,
+      siteDomains: [],
       retentionDays: this.options.retentionDays,
     };
     await this.records.writeWorkspaces([{ workspace, version }]);

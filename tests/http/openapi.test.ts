@@ -16,6 +16,7 @@ afterAll(() => svc.stop());
 const ROUTES: Array<[method: string, path: string, success: string, body: boolean]> = [
   ['get', '/', '200', false],
   ['post', '/events', '201', true],
+  ['post', '/api/event', '202', true],
   ['get', '/events', '200', false],
   ['get', '/events/stream', '200', false],
   ['get', '/whoami', '200', false],
@@ -62,6 +63,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['put', '/dashboards/{id}', '200', true],
   ['delete', '/dashboards/{id}', '200', false],
   ['get', '/dashboards/{id}/results', '200', false],
+  ['post', '/api/v2/query', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];
 

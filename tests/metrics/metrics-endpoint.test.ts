@@ -187,6 +187,7 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_ingest_load_lag_seconds',
     'analytics_ingest_log_bytes',
     'analytics_ingest_queue_events',
+    'analytics_plausible_events_dropped_total',
     'analytics_query_duration_seconds',
     'analytics_rate_limited_total',
     'analytics_request_bodies_shed_total',

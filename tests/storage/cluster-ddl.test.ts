@@ -90,7 +90,7 @@ describe('the DDL on a cluster', () => {
   test('the metadata is replicated on every node: one Keeper path for all', () => {
     const metaTables = ddl.filter((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${META}\`.`));
     expect(metaTables.map((s) => /`analytics_meta`\.(\w+)/.exec(s)![1]).sort()).toEqual(
-      ['api_keys', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
+      ['api_keys', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'visitor_salts', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
     );
     for (const sql of metaTables) expect(sql).toMatch(/ENGINE = Replicated(Replacing)?MergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
     expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);

@@ -191,6 +191,7 @@ describe('PUT /workspaces/{id}', () => {
       createdAt: created.createdAt,
       properties: { c: 3 },
       allowedOrigins: ['*'],
+      siteDomains: [],
       retentionDays: 0,
     });
     expect(await json(await admin('GET', `/workspaces/${created.workspaceId}`))).toEqual(updated);

@@ -7,6 +7,7 @@ import { savedInsightsView } from './dashboards/saved-insights';
 import { explorerView } from './explorer';
 import { insightsView } from './insights/index';
 import { liveView } from './live';
+import { overviewView } from './overview/index';
 import { personsView } from './persons/persons';
 import { sqlView } from './sql';
 import { webhooksView } from './webhooks';
@@ -24,6 +25,7 @@ interface Route {
 
 const ROUTES: Route[] = [
   { path: 'live', label: 'Live events', view: liveView },
+  { path: 'overview', label: 'Overview', view: overviewView },
   { path: 'explorer', label: 'Explorer', view: explorerView },
   { path: 'sql', label: 'SQL', view: sqlView },
   { path: 'insights', label: 'Insights', view: insightsView },

@@ -27,6 +27,7 @@ function workspaceForm(existing?: Workspace) {
   const database = h('input', { type: 'text', name: 'databaseName', pattern: '[A-Za-z_][A-Za-z0-9_]*', placeholder: 'derived from the name', value: existing?.databaseName ?? '', disabled: existing !== undefined, autocomplete: 'off' });
   const isDefault = h('input', { type: 'checkbox', name: 'isDefault', checked: existing?.isDefault ?? false });
   const properties = h('textarea', { name: 'properties', rows: 3, placeholder: '{"plan": "enterprise"}', spellcheck: 'false' }, existing?.properties ? JSON.stringify(existing.properties, null, 2) : '');
+  const sites = h('input', { type: 'text', name: 'siteDomains', placeholder: 'example.com, shop.example.com', value: existing?.siteDomains?.join(', ') ?? '', autocomplete: 'off', spellcheck: 'false' });
   const retention = h('input', { type: 'number', name: 'retentionDays', min: 0, max: 36500, step: 1, placeholder: existing ? '' : 'default', value: existing?.retentionDays ?? '' });
   const fields = h(
     'div',
@@ -34,6 +35,7 @@ function workspaceForm(existing?: Workspace) {
     h('label', { class: 'field wide' }, h('span', {}, 'Name'), name),
     h('label', { class: 'field wide' }, h('span', {}, existing ? 'Database (cannot change)' : 'Database name (optional)'), database),
     h('label', { class: 'check' }, isDefault, 'Default workspace (the admin keys and the keys from the environment use it)'),
+    h('label', { class: 'field wide' }, h('span', {}, "Sites (Plausible's data-domain; the Overview's site picker), separated by commas"), sites),
     h('label', { class: 'field wide' }, h('span', {}, 'Retention in days (0 keeps events for ever)'), retention),
     h('label', { class: 'field wide' }, h('span', {}, 'Properties (JSON object, optional)'), properties),
   );
@@ -42,6 +44,9 @@ function workspaceForm(existing?: Workspace) {
     if (!existing && database.value.trim()) input.databaseName = database.value.trim();
     // Left empty: the service's default on creation, unchanged on an edit.
     if (retention.value.trim() !== '') input.retentionDays = Number(retention.value);
+    // An edit sends the list even when emptied (that removes every site); a creation only when given.
+    const domains = sites.value.split(/[\s,]+/).filter(Boolean);
+    if (existing || domains.length) input.siteDomains = domains;
     const props = propertiesFrom(properties.value);
     if (props) input.properties = props;
     return input;

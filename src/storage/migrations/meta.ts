@@ -230,4 +230,19 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, dashboardId)`,
     ],
   },
+  {
+    version: 15,
+    name: 'web_analytics',
+    // The site domains whose Plausible events a workspace takes (rows written before read as
+    // none), and the daily salts of cookieless visitor ids: one row a day, older ones deleted
+    // (src/web-analytics/visitor-salts.ts).
+    statements: ({ db, onCluster, engine }) => [
+      `ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS siteDomains Array(String) DEFAULT [] AFTER allowedOrigins`,
+      `CREATE TABLE IF NOT EXISTS ${db}.visitor_salts ${onCluster} (
+        day Date,
+        salt String,
+        createdAt DateTime64(6, 'UTC')
+      ) ENGINE = ${engine('MergeTree')} ORDER BY day`,
+    ],
+  },
 ];

@@ -1,0 +1,294 @@
+import './overview.css';
+import { api, describeError } from '../../api';
+import { h } from '../../dom';
+import type { KeyIdentity } from '../../types';
+import { currentRoute, replaceHash } from '../../ui/hash';
+import { notice } from '../../ui/notice';
+import { overviewChart, seriesOf, timeDimension } from './chart';
+import { filterChips, filterParams, filtersFromParams, toStatsFilters, withFilter, type Dimension, type Filter } from './filters';
+import { liveVisitors } from './live';
+import { numbersRow, type Values } from './numbers';
+import { PANEL_ROWS, PANELS, panel, type PanelHandle } from './panels';
+import { dateRangeOf, describeRange, isDate, PERIODS, previousOf, rangeOf, resolvedBy, type PeriodId, type Range } from './period';
+import { METRICS, stats, type Metric, type StatsAnswer, type StatsRequest } from './query';
+
+const isPeriod = (p: string | null): p is PeriodId => PERIODS.some((x) => x.id === p);
+const isMetric = (m: string | null): m is Metric => (METRICS as readonly string[]).includes(m ?? '');
+/** The tab chosen in each panel, kept while the console is open. */
+const chosenTabs = new Map<string, Dimension>();
+
+interface State {
+  site: string;
+  period: PeriodId;
+  from?: string;
+  to?: string;
+  metric: Metric;
+  filters: Filter[];
+}
+
+
+/**
+ * The overview (`#/overview`), Plausible's dashboard for one of the workspace's sites: the six
+ * numbers beside the previous period's, the chosen one over time, the top sources, pages,
+ * countries and devices, every row a filter for the whole screen, and the visitors of the last
+ * minutes. Everything on it is asked of Plausible's Stats API v2 (`POST /api/v2/query`), as any
+ * client of that API would ask. The URL holds the site, period, metric and filters.
+ */
+export function overviewView(root: HTMLElement): () => void {
+  const params = currentRoute().params;
+  const state: State = {
+    site: params.get('site') ?? '',
+    period: isPeriod(params.get('period')) ? (params.get('period') as PeriodId) : '30d',
+    from: isDate(params.get('from')) ? params.get('from')! : undefined,
+    to: isDate(params.get('to')) ? params.get('to')! : undefined,
+    metric: isMetric(params.get('metric')) ? (params.get('metric') as Metric) : 'visitors',
+    filters: filtersFromParams(params),
+  };
+  let stopped = false;
+  let stopLive: (() => void) | undefined;
+  let asked: AbortController | undefined;
+  let panels: PanelHandle[] = [];
+
+  const status = h('span', { class: 'muted ov-status', role: 'status', 'aria-live': 'polite' });
+  const siteSlot = h('span', { class: 'ov-site' });
+  const liveSlot = h('span', { class: 'ov-live-slot' });
+  const periodSelect = h('select', { class: 'ov-period', 'aria-label': 'Date range' }, ...PERIODS.map((p) => h('option', { value: p.id, selected: p.id === state.period }, p.label)));
+  const fromInput = h('input', { type: 'date', name: 'from', 'aria-label': 'From' });
+  const toInput = h('input', { type: 'date', name: 'to', 'aria-label': 'To' });
+  const apply = h('button', { type: 'button', class: 'secondary small' }, 'Apply');
+  const custom = h('span', { class: 'ov-custom date-range', hidden: state.period !== 'custom' }, fromInput, h('span', { class: 'muted' }, '–'), toInput, apply);
+  const rangeText = h('span', { class: 'muted ov-range' });
+  const header = h('div', { class: 'page-header ov-header' }, h('h1', {}, 'Overview'), siteSlot, liveSlot, h('span', { class: 'spacer' }), status, rangeText, periodSelect, custom);
+  const chipsSlot = h('div', { class: 'ov-chips-slot' });
+  const emptySlot = h('div', { class: 'ov-empty-slot' });
+  const numbersSlot = h('div', { class: 'ov-numbers-slot' });
+  const chartSlot = h('div', { class: 'ov-chart-slot card' });
+  const grid = h('div', { class: 'ov-panels' });
+  const body = h('div', { class: 'ov-body' }, chipsSlot, emptySlot, h('div', { class: 'ov-top card' }, numbersSlot, chartSlot), grid);
+  const page = h('div', { class: 'overview' }, header, body);
+  root.append(page);
+
+  const range = () => rangeOf(state.period, { from: state.from, to: state.to });
+  const writeUrl = () => {
+    const q = new URLSearchParams();
+    if (state.site) q.set('site', state.site);
+    if (state.period !== '30d') q.set('period', state.period);
+    if (state.period === 'custom') {
+      q.set('from', range().from);
+      q.set('to', range().to);
+    }
+    if (state.metric !== 'visitors') q.set('metric', state.metric);
+    for (const f of filterParams(state.filters)) q.append('f', f);
+    replaceHash(`#/overview${q.size ? `?${q}` : ''}`);
+  };
+  const ask = (request: Omit<StatsRequest, 'site_id'>, signal: AbortSignal) => stats({ site_id: state.site, ...request }, signal);
+
+  /** The numbers of a range, as the API answers them, and the range it says it counted. */
+  const totals = async (r: Range, signal: AbortSignal): Promise<{ values: Values; resolved: Range }> => {
+    const answer = await ask({ metrics: METRICS, date_range: dateRangeOf(r), filters: toStatsFilters(state.filters) }, signal);
+    const row = answer.results[0];
+    return { values: Object.fromEntries(METRICS.map((m, i) => [m, row ? (row.metrics[i] ?? null) : 0])), resolved: resolvedBy(r, answer.query?.date_range) };
+  };
+  const overTime = (r: Range, signal: AbortSignal): Promise<StatsAnswer> =>
+    ask({ metrics: [state.metric], date_range: dateRangeOf(r), dimensions: [timeDimension(r)], filters: toStatsFilters(state.filters), include: { time_labels: true } }, signal);
+
+  const drawChips = () =>
+    chipsSlot.replaceChildren(
+      state.filters.length
+        ? filterChips(state.filters, (f) => {
+            state.filters = f === 'all' ? [] : state.filters.filter((x) => x !== f);
+            reload();
+          })
+        : '',
+    );
+
+  let lastTotals: { current: Values; previous?: Values } | undefined;
+  const drawNumbers = () => {
+    if (!lastTotals) return;
+    numbersSlot.replaceChildren(
+      numbersRow(lastTotals.current, lastTotals.previous, state.metric, (m) => {
+        if (m === state.metric) return;
+        state.metric = m;
+        writeUrl();
+        drawNumbers();
+        void loadChart();
+      }),
+    );
+  };
+
+  const emptyState = () => {
+    const origin = location.origin;
+    return h(
+      'div',
+      { class: 'notice notice-info ov-empty', role: 'status' },
+      h('strong', {}, 'No visits in this period yet.'),
+      h('p', {}, `Point Plausible's tracker or ours at this service, and the page views of ${state.site} show here within seconds. Plausible's tracker (npm @plausible-analytics/tracker), with its endpoint changed:`),
+      h('pre', { class: 'snippet' }, `import { init } from '@plausible-analytics/tracker';\ninit({ domain: '${state.site}', endpoint: '${origin}/api/event' });`),
+      h('p', {}, "Or this service's own script, with the workspace's public key:"),
+      h('pre', { class: 'snippet' }, `<script defer src="${origin}/script.js" data-key="PUBLIC_KEY"></script>`),
+      h('p', { class: 'muted' }, state.period === 'today' ? 'Another period, above, may have visits already.' : "Today's visits show under Today: the last 7 and 30 days end yesterday, as Plausible's do.", state.period === 'today' ? null : ' ', state.period === 'today' ? null : showToday()),
+    );
+  };
+  const showToday = () => {
+    const button = h('button', { type: 'button', class: 'secondary small' }, 'Show today');
+    button.addEventListener('click', () => {
+      periodSelect.value = 'today';
+      custom.hidden = true;
+      state.period = 'today';
+      reload();
+    });
+    return button;
+  };
+
+  /** The range asked, the days the API counted for it, and the period before: what the chart draws. */
+  let ranges: { asked: Range; resolved: Range; previous: Range } | undefined;
+  let chartAsked: AbortController | undefined;
+  const loadChart = async () => {
+    if (!ranges) return;
+    chartAsked?.abort();
+    const controller = (chartAsked = new AbortController());
+    const { asked: r, resolved, previous } = ranges;
+    chartSlot.setAttribute('aria-busy', 'true');
+    try {
+      const [now, before] = await Promise.all([overTime(r, controller.signal), overTime(previous, controller.signal)]);
+      if (controller.signal.aborted || stopped) return;
+      chartSlot.replaceChildren(overviewChart(state.metric, resolved, seriesOf(now, resolved), seriesOf(before, previous)));
+    } catch (err) {
+      if (controller.signal.aborted || stopped) return;
+      chartSlot.replaceChildren(notice('error', 'The chart could not be drawn', describeError(err)));
+    } finally {
+      if (!controller.signal.aborted) chartSlot.removeAttribute('aria-busy');
+    }
+  };
+
+  const failed = (err: unknown) => {
+    status.textContent = '';
+    page.removeAttribute('aria-busy');
+    numbersSlot.replaceChildren(notice('error', 'The numbers could not be read', describeError(err)));
+  };
+
+  const reload = () => {
+    writeUrl();
+    drawChips();
+    asked?.abort();
+    const controller = (asked = new AbortController());
+    const r = range();
+    rangeText.textContent = describeRange(r);
+    status.textContent = 'Loading…';
+    page.setAttribute('aria-busy', 'true');
+    for (const p of panels) p.reload();
+    const gone = () => controller.signal.aborted || stopped;
+    totals(r, controller.signal).then(async ({ values: current, resolved }) => {
+      if (gone()) return;
+      const previous = previousOf(state.period, resolved);
+      ranges = { asked: r, resolved, previous };
+      rangeText.textContent = describeRange(resolved);
+      void loadChart();
+      let before: Values | undefined;
+      try {
+        before = (await totals(previous, controller.signal)).values;
+      } catch (err) {
+        if (!gone()) failed(err);
+        return;
+      }
+      if (gone()) return;
+      lastTotals = { current, previous: before };
+      drawNumbers();
+      emptySlot.replaceChildren(!current.visitors && !current.pageviews && state.filters.length === 0 ? emptyState() : '');
+      status.textContent = '';
+      page.removeAttribute('aria-busy');
+      page.dataset.loaded = `${resolved.from}/${resolved.to}/${filterParams(state.filters).join('&')}`;
+    }, (err) => void (gone() || failed(err)));
+  };
+
+  const pick = (dimension: Dimension, value: string) => {
+    state.filters = withFilter(state.filters, { dimension, value });
+    reload();
+  };
+
+  const start = () => {
+    stopLive?.();
+    const live = liveVisitors(state.site);
+    stopLive = live.stop;
+    liveSlot.replaceChildren(live.element);
+    panels = PANELS.map((spec) =>
+      panel(
+        spec,
+        chosenTabs.get(spec.id) ?? spec.tabs[0]!.dimension,
+        (dimension, signal) =>
+          ask({ metrics: ['visitors'], date_range: dateRangeOf(range()), dimensions: [dimension], filters: toStatsFilters(state.filters), order_by: [['visitors', 'desc']], pagination: { limit: PANEL_ROWS } }, signal),
+        pick,
+        (dimension) => chosenTabs.set(spec.id, dimension),
+      ),
+    );
+    grid.replaceChildren(...panels.map((p) => p.element));
+    reload();
+  };
+
+  periodSelect.addEventListener('change', () => {
+    const next = periodSelect.value as PeriodId;
+    custom.hidden = next !== 'custom';
+    if (next === 'custom') {
+      const r = range();
+      fromInput.value = state.from ?? r.from;
+      toInput.value = state.to ?? r.to;
+      fromInput.focus();
+      return;
+    }
+    state.period = next;
+    reload();
+  });
+  apply.addEventListener('click', () => {
+    if (!isDate(fromInput.value) || !isDate(toInput.value)) return void (status.textContent = 'Choose both days.');
+    state.period = 'custom';
+    state.from = fromInput.value;
+    state.to = toInput.value;
+    reload();
+  });
+  if (state.period === 'custom') {
+    const r = range();
+    fromInput.value = r.from;
+    toInput.value = r.to;
+  }
+
+  // The workspace's sites, read again: they may have been set since signing in.
+  api<KeyIdentity>('GET', '/whoami').then(
+    (identity) => {
+      if (stopped) return;
+      const sites = identity.workspace.siteDomains ?? [];
+      if (sites.length === 0) {
+        body.replaceChildren(
+          h(
+            'div',
+            { class: 'notice notice-info ov-no-site', role: 'status' },
+            h('strong', {}, 'This workspace has no site yet.'),
+            h('p', {}, "The overview shows one website's visits. Give the workspace your site's domain (the one Plausible's tracker sends as its domain), then open this page again."),
+            h('p', {}, identity.kind === 'admin' ? 'On the Workspaces page: Edit, then Sites. Or through the API:' : 'An admin key can do it on the Workspaces page (Edit, then Sites), or through the API:'),
+            h('pre', { class: 'snippet' }, `curl -X PUT ${location.origin}/workspaces/${identity.workspace.workspaceId} \\\n  -H 'Authorization: Bearer ADMIN_KEY' -H 'Content-Type: application/json' \\\n  -d '{"name": ${JSON.stringify(identity.workspace.name)}, "siteDomains": ["example.com"]}'`),
+          ),
+        );
+        periodSelect.disabled = true;
+        return;
+      }
+      if (!sites.includes(state.site)) state.site = sites[0]!;
+      const select = h('select', { class: 'ov-site-select', 'aria-label': 'Site' }, ...sites.map((s) => h('option', { value: s, selected: s === state.site }, s)));
+      select.addEventListener('change', () => {
+        state.site = select.value;
+        state.filters = [];
+        start();
+      });
+      siteSlot.replaceChildren(select);
+      start();
+    },
+    (err) => {
+      if (!stopped) body.replaceChildren(notice('error', 'The workspace could not be read', describeError(err)));
+    },
+  );
+
+  return () => {
+    stopped = true;
+    asked?.abort();
+    chartAsked?.abort();
+    stopLive?.();
+  };
+}

@@ -1,0 +1,339 @@
+import { seededRandom } from '../helpers/seeded-random';
+import { resolvePersons, type LogEvent, type Sent } from '../insights/event-log';
+
+/**
+ * Generated visits for the Stats API v2 tests, and a plain computation of Plausible's answers
+ * over them: sessionize each person's events in TypeScript, then count. The reference follows the
+ * definitions of docs/web-analytics.md (Stats API v2), not the service's SQL.
+ */
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+export const PATHS = ['/', '/pricing', '/docs', '/docs/install', '/blog', '/blog/hello', '/user/42', '/Login'] as const;
+export const GOALS = ['Signup', 'Download', 'Outbound Link: Click'] as const;
+const COUNTRIES = ['DE', 'FR', 'US', 'EE', 'PL', ''] as const;
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', ''] as const;
+const OSES = ['Mac', 'Windows', 'GNU/Linux', 'iOS', 'Android'] as const;
+const DEVICES = ['desktop', 'mobile', 'tablet', ''] as const;
+const SOURCES: ReadonlyArray<{ source: string; referrer: string; utm?: Record<string, string> }> = [
+  { source: '', referrer: '' },
+  { source: 'Google', referrer: 'https://www.google.com/' },
+  { source: 'Twitter', referrer: 'https://t.co/abc' },
+  { source: 'duckduckgo', referrer: '', utm: { source: 'duckduckgo', medium: 'cpc', name: 'Spring' } },
+  { source: 'newsletter', referrer: '', utm: { source: 'newsletter', medium: 'email', name: 'Referral', content: 'banner', term: 'analytics' } },
+];
+
+export interface Visit {
+  personId: string;
+  events: Ev[];
+  start: number;
+  end: number;
+}
+
+/**
+ * A log of visits between `from` and `to` (ms): about `visitors` × 2.5 visits of 1-6 events, each
+ * visit's events sharing its enrichment (with a different browser now and then on a later event,
+ * which the visit must not take), gaps between events of a visit from seconds to 29 minutes,
+ * sometimes exactly 30 minutes (a new visit) or 29:59. Visitors are cookieless ids, signed-in
+ * users, or anonymous ids later linked to a user.
+ */
+export function visitLog(seed: number, from: number, to: number, visitors: number): Ev[] {
+  const random = seededRandom(seed);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const events: Array<LogEvent & { context?: Record<string, unknown> }> = [];
+  for (let v = 0; v < visitors; v++) {
+    const kind = random();
+    const ids = kind < 0.6 ? { anonymousId: `cookieless-${v}` } : kind < 0.8 ? { userId: `user-${v}` } : { anonymousId: `anon-${v}` };
+    const linksLater = kind >= 0.8;
+    const visits = 1 + Math.floor(random() * 4);
+    for (let s = 0; s < visits; s++) {
+      let t = from + Math.floor(random() * (to - from));
+      t = Math.floor(t / 1000) * 1000;
+      const where = pick(SOURCES);
+      const context = {
+        location: { country: pick(COUNTRIES), region: 'R1' },
+        browser: { name: pick(BROWSERS) },
+        os: { name: pick(OSES) },
+        device: { type: pick(DEVICES) },
+        campaign: where.utm ?? {},
+        source: where.source,
+      };
+      const count = 1 + Math.floor(random() * 6);
+      for (let k = 0; k < count && t <= to; k++) {
+        const path = pick(PATHS);
+        const page = { path, url: `https://example.com${path}`, referrer: k === 0 ? where.referrer : `https://example.com/` };
+        const eventContext: Record<string, unknown> = { ...context, page };
+        if (k > 0 && random() < 0.15) eventContext.browser = { name: 'Edge' };
+        const isPage = k === 0 ? random() < 0.9 : random() < 0.6;
+        const signedIn = linksLater && k === count - 1 && s === visits - 1;
+        const who = signedIn ? { userId: `user-${v}`, anonymousId: `anon-${v}` } : ids;
+        if (isPage) {
+          // Segment SDKs and our tracker also put the path in properties; some senders only there.
+          const onlyProperties = random() < 0.2;
+          events.push({ type: 'page', ...who, properties: onlyProperties ? { path, url: page.url, referrer: page.referrer } : { title: 'T' }, context: onlyProperties ? { ...eventContext, page: undefined } : eventContext, timestamp: '' });
+        } else {
+          const interactive = random() < 0.8;
+          events.push({ type: 'track', event: pick(GOALS), ...who, properties: { plan: pick(['free', 'pro']) }, context: interactive ? eventContext : { ...eventContext, interactive: false }, timestamp: '' });
+        }
+        events[events.length - 1]!.timestamp = new Date(t).toISOString();
+        const r = random();
+        t += r < 0.05 ? 30 * MINUTE : r < 0.1 ? 30 * MINUTE - 1000 : r < 0.15 ? 0 : Math.floor(random() * 20 * MINUTE / 1000) * 1000 + 1000;
+      }
+    }
+  }
+  return resolvePersons(events.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))) as Ev[];
+}
+
+export interface Ev extends Sent {
+  context?: Record<string, any>;
+}
+
+const pathOf = (e: Ev) => (e.context?.page?.path as string | undefined) || (e.properties?.path as string | undefined) || '';
+
+/** The visits of the page and track events within [from, to], by the sessions' definition. */
+export function sessionize(events: readonly Ev[], from: number, to: number, timeoutMinutes = 30): Visit[] {
+  const byPerson = new Map<string, Ev[]>();
+  for (const e of events) {
+    if ((e.type !== 'page' && e.type !== 'track') || e.at < from || e.at > to) continue;
+    byPerson.set(e.personId, [...(byPerson.get(e.personId) ?? []), e]);
+  }
+  const visits: Visit[] = [];
+  for (const [personId, list] of byPerson) {
+    list.sort((a, b) => a.at - b.at || a.index - b.index);
+    let current: Visit | undefined;
+    for (const e of list) {
+      if (!current || e.at - current.end >= timeoutMinutes * MINUTE) {
+        current = { personId, events: [], start: e.at, end: e.at };
+        visits.push(current);
+      }
+      current.events.push(e);
+      current.end = e.at;
+    }
+  }
+  return visits;
+}
+
+/** Plausible's display of an empty value. */
+const blank = (value: string, empty: string) => (value === '' ? empty : value);
+
+/** A visit's dimension values (from its first event; entry and exit pages from its page views). */
+export function visitValue(visit: Visit, dimension: string): string {
+  const first = visit.events[0]!;
+  const c = first.context ?? {};
+  const pages = visit.events.filter((e) => e.type === 'page');
+  switch (dimension) {
+    case 'visit:entry_page':
+      return pages.length ? pathOf(pages[0]!) : '';
+    case 'visit:exit_page':
+      return pages.length ? pathOf(pages[pages.length - 1]!) : '';
+    case 'visit:source':
+      return blank(c.source ?? '', 'Direct / None');
+    case 'visit:referrer': {
+      const ref = (c.page?.referrer ?? first.properties?.referrer ?? '') as string;
+      const url = (c.page?.url ?? first.properties?.url ?? '') as string;
+      const host = (u: string) => u.replace(/^[a-z]+:\/\//i, '').replace(/^www\./, '').split('/')[0]!;
+      const shown = ref && host(ref) === host(url) ? '' : ref.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/(www[.])?/, '').replace(/\/$/, '');
+      return blank(shown, 'Direct / None');
+    }
+    case 'visit:utm_source':
+      return blank(c.campaign?.source ?? '', '(not set)');
+    case 'visit:utm_medium':
+      return blank(c.campaign?.medium ?? '', '(not set)');
+    case 'visit:utm_campaign':
+      return blank(c.campaign?.name ?? '', '(not set)');
+    case 'visit:utm_content':
+      return blank(c.campaign?.content ?? '', '(not set)');
+    case 'visit:utm_term':
+      return blank(c.campaign?.term ?? '', '(not set)');
+    case 'visit:country':
+      return c.location?.country ?? '';
+    case 'visit:country_name':
+      return c.location?.country ? new Intl.DisplayNames(['en'], { type: 'region' }).of(c.location.country)! : '';
+    case 'visit:region':
+      return c.location?.region ?? '';
+    case 'visit:city_name':
+      return c.location?.city ?? '';
+    case 'visit:browser':
+      return blank(c.browser?.name ?? '', '(not set)');
+    case 'visit:os':
+      return blank(c.os?.name ?? '', '(not set)');
+    case 'visit:device': {
+      const d = (c.device?.type ?? '') as string;
+      return blank(d && d[0]!.toUpperCase() + d.slice(1), '(not set)');
+    }
+  }
+  throw new Error(`no visit dimension ${dimension}`);
+}
+
+function eventValue(e: Ev, dimension: string): string {
+  if (dimension === 'event:page') return pathOf(e);
+  if (dimension === 'event:goal') return e.type === 'track' ? (e.event ?? '') : '';
+  if (dimension === 'event:name') return e.type === 'page' ? 'pageview' : (e.event ?? '');
+  if (dimension.startsWith('event:props:')) return String(e.properties?.[dimension.slice('event:props:'.length)] ?? '');
+  throw new Error(`no event dimension ${dimension}`);
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+function timeValue(ms: number, bucket: string): string {
+  const iso = new Date(ms).toISOString();
+  if (bucket === 'time:hour') return `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00:00`;
+  if (bucket === 'time:month') return `${iso.slice(0, 7)}-01`;
+  return day(ms);
+}
+
+type Filter = unknown[];
+
+function matchesFilter(filter: Filter, value: (dimension: string) => string): boolean {
+  const [op] = filter as [string];
+  if (op === 'and') return (filter[1] as Filter[]).every((f) => matchesFilter(f, value));
+  if (op === 'or') return (filter[1] as Filter[]).some((f) => matchesFilter(f, value));
+  if (op === 'not') return !matchesFilter(filter[1] as Filter, value);
+  const [, dimension, clauses, modifiers] = filter as [string, string, string[], { case_sensitive?: boolean } | undefined];
+  const sensitive = modifiers?.case_sensitive !== false;
+  const v = sensitive ? value(dimension) : value(dimension).toLowerCase();
+  const cs = sensitive ? clauses : clauses.map((c) => c.toLowerCase());
+  switch (op) {
+    case 'is':
+      return cs.includes(v);
+    case 'is_not':
+      return !cs.includes(v);
+    case 'contains':
+      return cs.some((c) => v.includes(c));
+    case 'contains_not':
+      return !cs.some((c) => v.includes(c));
+    case 'matches':
+      return clauses.some((r) => new RegExp(r, sensitive ? '' : 'i').test(value(dimension)));
+    case 'matches_not':
+      return !clauses.some((r) => new RegExp(r, sensitive ? '' : 'i').test(value(dimension)));
+  }
+  throw new Error(op);
+}
+
+/** ClickHouse's `round` of a float: half to even. */
+export function roundHalfEven(x: number, digits = 0): number {
+  const f = 10 ** digits;
+  const y = x * f;
+  const r = Math.round(y);
+  const rounded = Math.abs(y % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  return rounded / f;
+}
+
+export interface ReferenceQuery {
+  metrics: string[];
+  dimensions?: string[];
+  filters?: Filter[];
+  order_by?: Array<[string, 'asc' | 'desc']>;
+  pagination?: { limit?: number; offset?: number };
+}
+
+/**
+ * The answer's rows and total row count for `query` over `visits` (already limited to the range),
+ * computed the plain way: for each visit, the events the filters select (the filters see each
+ * event's own values and its visit's); event metrics count those events, visit metrics the
+ * visits with at least one, once each, under the bucket of the visit's start (or its entry page).
+ */
+export function reference(visits: readonly Visit[], query: ReferenceQuery): { rows: Array<{ dimensions: string[]; metrics: number[] }>; total: number } {
+  const dims = query.dimensions ?? [];
+  const filters = query.filters ?? [];
+  const goalFree = filters.filter((f) => f[1] !== 'event:goal');
+  const pageFilters = filters.filter((f) => f[1] === 'event:page');
+  const valueFor = (visit: Visit, e: Ev) => (d: string) => (d.startsWith('visit:') ? visitValue(visit, d) : eventValue(e, d));
+  const keyOf = (visit: Visit, e: Ev) => dims.map((d) => (d.startsWith('time') ? timeValue(e.at, d) : d.startsWith('event:props:') ? valueFor(visit, e)(d) || '(none)' : valueFor(visit, e)(d)));
+  const visitKey = (visit: Visit) => {
+    const entry = visit.events.find((e) => e.type === 'page');
+    return dims.map((d) => (d.startsWith('time') ? timeValue(visit.start, d) : d === 'event:page' ? (entry ? pathOf(entry) : undefined) : d.startsWith('event:') ? undefined : visitValue(visit, d)));
+  };
+  interface Group {
+    dimensions: string[];
+    visitors: Set<string>;
+    visits: number;
+    pageviews: number;
+    events: number;
+    sessions: Visit[];
+    bounceSessions: Visit[];
+  }
+  const groups = new Map<string, Group>();
+  const group = (key: string[]) => {
+    const k = JSON.stringify(key);
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { dimensions: key, visitors: new Set(), visits: 0, pageviews: 0, events: 0, sessions: [], bounceSessions: [] }));
+    return g;
+  };
+  const totalVisitors = new Set<string>();
+  const totalVisitors0 = new Set<string>();
+  for (const visit of visits) {
+    const selected = visit.events.filter((e) => filters.every((f) => matchesFilter(f, valueFor(visit, e))) && (!dims.includes('event:goal') || (e.type === 'track' && e.event)));
+    if (visit.events.some((e) => goalFree.every((f) => matchesFilter(f, valueFor(visit, e))))) totalVisitors0.add(visit.personId);
+    if (selected.length > 0) totalVisitors.add(visit.personId);
+    const seen = new Set<string>();
+    for (const e of selected) {
+      const key = keyOf(visit, e);
+      const g = group(key);
+      g.visitors.add(visit.personId);
+      g.events++;
+      if (e.type === 'page') g.pageviews++;
+      const k = JSON.stringify(key);
+      if (!seen.has(k)) {
+        seen.add(k);
+        g.visits++;
+      }
+    }
+    if (selected.length > 0 && query.metrics.some((m) => ['bounce_rate', 'visit_duration', 'views_per_visit'].includes(m))) {
+      const key = visitKey(visit);
+      if (key.every((v) => v !== undefined)) {
+        const g = group(key as string[]);
+        g.sessions.push(visit);
+        const entry = visit.events.find((e) => e.type === 'page');
+        const entersOnPage = pageFilters.every((f) => entry !== undefined && matchesFilter(f, (d) => (d === 'event:page' ? pathOf(entry) : valueFor(visit, entry)(d))));
+        if (entersOnPage) g.bounceSessions.push(visit);
+      }
+    }
+  }
+  const isBounce = (v: Visit) => v.events.filter((e) => e.type === 'page').length === 1 && !v.events.some((e) => e.type !== 'page' && e.context?.interactive !== false);
+  const duration = (v: Visit) => Math.floor((v.end - v.start) / 1000);
+  const metric = (g: Group, m: string): number => {
+    switch (m) {
+      case 'visitors':
+        return g.visitors.size;
+      case 'visits':
+        return g.visits;
+      case 'pageviews':
+        return g.pageviews;
+      case 'events':
+        return g.events;
+      case 'bounce_rate':
+        return g.bounceSessions.length ? roundHalfEven((g.bounceSessions.filter(isBounce).length / g.bounceSessions.length) * 100) : 0;
+      case 'visit_duration':
+        return g.sessions.length ? roundHalfEven(g.sessions.reduce((a, v) => a + duration(v), 0) / g.sessions.length) : 0;
+      case 'views_per_visit':
+        return g.sessions.length ? roundHalfEven(g.sessions.reduce((a, v) => a + v.events.filter((e) => e.type === 'page').length, 0) / g.sessions.length, 2) : 0;
+      case 'percentage':
+        return totalVisitors.size ? roundHalfEven((g.visitors.size / totalVisitors.size) * 100, 2) : 0;
+      case 'conversion_rate':
+        return totalVisitors0.size ? roundHalfEven((g.visitors.size / totalVisitors0.size) * 100, 2) : 0;
+    }
+    throw new Error(m);
+  };
+  let list = [...groups.values()].filter((g) => g.visits > 0 || g.sessions.length > 0);
+  if (dims.length === 0) list = [groups.get('[]') ?? group([])];
+  const rows = list.map((g) => ({ dimensions: g.dimensions, metrics: query.metrics.map((m) => metric(g, m)) }));
+  const order = query.order_by ?? [...dims.filter((d) => d.startsWith('time')).map((d) => [d, 'asc'] as [string, 'asc']), [query.metrics[0]!, 'desc'] as [string, 'desc']];
+  const valueOf = (row: (typeof rows)[number], name: string) => (dims.includes(name) ? row.dimensions[dims.indexOf(name)]! : row.metrics[query.metrics.indexOf(name)]!);
+  const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  rows.sort((a, b) => {
+    for (const [name, direction] of order) {
+      const c = cmp(valueOf(a, name), valueOf(b, name));
+      if (c !== 0) return direction === 'asc' ? c : -c;
+    }
+    for (let i = 0; i < dims.length; i++) {
+      const c = cmp(a.dimensions[i]!, b.dimensions[i]!);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+  const offset = query.pagination?.offset ?? 0;
+  const limit = query.pagination?.limit ?? 10_000;
+  return { rows: rows.slice(offset, offset + limit), total: rows.length };
+}
