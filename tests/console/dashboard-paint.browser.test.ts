@@ -58,7 +58,7 @@ describeInChromium(`a dashboard of six tiles over ${EVENTS.toLocaleString('en-US
   });
 
   test(
-    'opened, its six tiles are drawn (the time printed)',
+    'opened, its six tiles are drawn (the time printed): lifecycle as stacked bars, paths as a Sankey diagram',
     async () => {
       const opened = performance.now();
       await page.evaluate((id: string) => ((globalThis as unknown as { location: { hash: string } }).location.hash = `#/dashboards/${id}`), dashboardId);
@@ -73,6 +73,13 @@ describeInChromium(`a dashboard of six tiles over ${EVENTS.toLocaleString('en-US
       console.log(`console: a dashboard of 6 tiles (${KINDS.join(', ')}) over ${EVENTS.toLocaleString('en-US')} events drawn ${ms} ms after it was opened`);
       const errors = await page.$$eval('.tile .notice-error', (e) => e.map((x) => x.textContent));
       expect(errors).toEqual([]);
+      // Lifecycle as its builder draws it (stacked bars), paths as a Sankey diagram.
+      expect(await page.$$eval('.tile .period-chart[data-mode="stacked"]', (e) => e.length)).toBe(1);
+      const answers = (await (await fetch(`${svc.url}/dashboards/${dashboardId}/results`, { headers: { authorization: `Bearer ${key}` } })).json()) as { results: { kind: string; result: { results: unknown[] } }[] };
+      // Few generated events may leave no path from signup; the diagram is laid out once its tile has a width.
+      if (answers.results.find((a) => a.kind === 'paths')!.result.results.length > 0) await page.waitForSelector('.tile .sankey svg', { timeout: 10_000 });
+      else await page.waitForSelector('.tile .notice-empty');
+      await consoleMoves(page).shot('dashboard-every-kind');
       expect(faults).toEqual({ blocked: [], errors: [] });
     },
     600_000,

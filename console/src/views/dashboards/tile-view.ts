@@ -4,11 +4,16 @@ import { resultChart } from '../../ui/chart';
 import { planChart } from '../../ui/chart-data';
 import { cellText, formatCount } from '../../ui/format';
 import { notice } from '../../ui/notice';
+import { periodChart } from '../../ui/period-chart';
+import { sankeyDiagram } from '../../ui/sankey';
+import { eventOf, stepOf } from '../insights/paths';
+import { LIFECYCLE_COLOURS } from '../insights/stickiness';
 
 /**
  * What a dashboard tile draws from its answer in `GET /dashboards/{id}/results`: trends-like
- * answers as the console's uPlot charts, funnels as step bars, retention as a heat table, paths
- * as their largest edges, SQL as a number, a chart or a table, and a failed tile its problem.
+ * answers as the console's uPlot charts (lifecycle as stacked bars, as its builder draws it),
+ * funnels as step bars, retention as a heat table, paths as a Sankey diagram, SQL as a number, a
+ * chart or a table, and a failed tile its problem.
  * The answers' shapes are those of docs/api/insights.md; only what is drawn is read.
  */
 
@@ -115,11 +120,20 @@ function stickiness(result: unknown, query: JsonObject): HTMLElement {
   return resultChart(columns, rows, { fill: true });
 }
 
+/** Chart height in a tile: the builders' charts are taller. */
+const TILE_CHART_HEIGHT = 220;
+
 function lifecycle(result: unknown): HTMLElement {
   const series = resultsOf<Seriesish>(result);
   if (series.length === 0) return notice('empty', 'No data in this range');
-  const { columns, rows } = seriesRows(series, 'period');
-  return resultChart(columns, rows, { fill: true, zero: true });
+  return periodChart({
+    labels: series[0]!.labels,
+    series: series.map((s) => ({ label: s.label, values: s.data, colour: LIFECYCLE_COLOURS[s.label as keyof typeof LIFECYCLE_COLOURS] })),
+    mode: 'stacked',
+    title: 'Lifecycle: new, returning and resurrecting above the axis, dormant below, per period',
+    tick: shortPeriod,
+    height: TILE_CHART_HEIGHT,
+  });
 }
 
 const percent = (fraction: number) => `${(fraction * 100).toFixed(1)}%`;
@@ -199,16 +213,10 @@ function retention(result: unknown): HTMLElement {
   );
 }
 
-/** `2_signup` as `signup (step 2)`. */
-const node = (name: string) => name.replace(/^(\d+)_(.*)$/s, '$2 (step $1)');
-
 function paths(result: unknown): HTMLElement {
-  const edges = resultsOf<Edge>(result).toSorted((a, b) => b.value - a.value);
+  const edges = resultsOf<Edge>(result);
   if (edges.length === 0) return notice('empty', 'No paths in this range');
-  return smallTable(
-    ['from', 'to', 'persons'],
-    edges.map((e) => ({ from: node(e.source), to: node(e.target), persons: e.value })),
-  );
+  return sankeyDiagram(edges, { title: `Paths: ${edges.length} edges`, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
 }
 
 function sql(result: unknown): HTMLElement {

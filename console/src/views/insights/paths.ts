@@ -6,8 +6,9 @@ import { formatNumber } from './format';
 import type { KindSpec } from './spec';
 
 /** Nodes are named `<step>_<event>` (docs/api/insights.md). */
-const stepOf = (node: string) => Number(/^(\d+)_/.exec(node)?.[1] ?? 1);
-const eventOf = (node: string) => node.replace(/^\d+_/, '');
+/** A path node's step (`<step>_<event>`, from 1) and event. */
+export const stepOf = (node: string) => Number(/^(\d+)_/.exec(node)?.[1] ?? 1);
+export const eventOf = (node: string) => node.replace(/^\d+_/, '');
 const list = (text: string) => text.split(',').map((e) => e.trim()).filter(Boolean);
 
 export const paths: KindSpec<'paths'> = {

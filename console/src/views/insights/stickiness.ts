@@ -38,7 +38,7 @@ export const stickiness: KindSpec<'stickiness'> = {
   },
 };
 
-const LIFECYCLE_COLOURS = { new: '#10b981', returning: '#4f7df3', resurrecting: '#f59e0b', dormant: '#ef4444' } as const;
+export const LIFECYCLE_COLOURS = { new: '#10b981', returning: '#4f7df3', resurrecting: '#f59e0b', dormant: '#ef4444' } as const;
 
 export const lifecycle: KindSpec<'lifecycle'> = {
   kind: 'lifecycle',
