@@ -49,6 +49,9 @@ function propsOf(sent: PlausibleEventBody['props']): Record<string, Scalar> {
   return props;
 }
 
+/** The event name `@plausible-analytics/tracker` gives its time-on-page and scroll-depth reports. */
+const ENGAGEMENT = 'engagement';
+
 /** The event a body describes; 400 (InvalidPlausibleEvent) when a required field is missing or the url is no http(s) URL. */
 export function readPlausibleEvent(body: PlausibleEventBody): PlausibleEvent {
   const errors: ProblemError[] = [];
@@ -70,7 +73,9 @@ export function readPlausibleEvent(body: PlausibleEventBody): PlausibleEvent {
     referrer: body.referrer ?? body.r ?? '',
     props: propsOf(body.props ?? body.p),
     ...(revenue ? { revenue: { amount: Number(revenue.amount), currency: revenue.currency.toUpperCase() } } : {}),
-    interactive: (body.interactive ?? body.i) !== false,
+    // Engagement events (time on page, scroll depth) are sent as a visitor leaves a page, not by
+    // something the visitor did: they must not turn a bounce into a visit that engaged.
+    interactive: (body.interactive ?? body.i) !== false && name !== ENGAGEMENT,
     hashMode: hash === true || hash === 1,
     ...(typeof body.v === 'number' || typeof body.v === 'string' ? { version: String(body.v) } : {}),
   };

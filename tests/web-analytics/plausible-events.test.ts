@@ -82,6 +82,15 @@ describe('POST /api/event (Plausible Events API)', () => {
     expect(copy.anonymousId).not.toBe(purchase.anonymousId);
   });
 
+  test("the new tracker's engagement reports are stored as non-interactive, whatever they say", async () => {
+    const { ws, domain } = await site();
+    // As @plausible-analytics/tracker sends one when the visitor leaves a page.
+    expect((await sendPlausible({ n: 'engagement', u: `https://${domain}/pricing`, d: domain, sd: 40, e: 5200, i: true })).status).toBe(202);
+    const [engagement] = await eventsOf(ws);
+    expect(engagement).toEqual(expect.objectContaining({ type: 'track', event: 'engagement' }));
+    expect(engagement.context.interactive).toBe(false);
+  });
+
   test('an unknown domain and a robot are answered 202, stored nowhere, counted', async () => {
     const { ws, domain } = await site();
     const [unknownBefore, botBefore] = [await dropped('unknown_domain'), await dropped('bot')];
