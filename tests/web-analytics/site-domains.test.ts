@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { silentLogger } from '../../src/log';
-import { metaMigrations } from '../../src/storage/migrations/meta';
-import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { VisitorSalts } from '../../src/web-analytics/visitor-salts';
 import { testInProcess } from '../helpers/deno-service';
+import { serviceOverOldMetadata } from '../helpers/old-metadata';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, startTestService, type TestService } from '../helpers/test-service';
 
@@ -50,17 +48,7 @@ describe('workspace siteDomains', () => {
   });
 
   testInProcess('workspaces written before siteDomains existed read as none after the upgrade', async () => {
-    const meta = uniqueName('meta_v14');
-    const runner = new MigrationRunner(svc.storage, meta, '', silentLogger);
-    await runner.bootstrap();
-    await runner.apply(meta, metaMigrations.filter((m) => m.version <= 14));
-    const database = uniqueName('ws_v14');
-    await svc.storage.command(
-      `INSERT INTO ${meta}.workspaces (workspaceId, name, databaseName, isDefault, properties, createdAt, version, isDeleted)
-       VALUES ({id:String}, 'Default', {database:String}, true, '', now64(6), 1, 0)`,
-      { id: crypto.randomUUID(), database },
-    );
-    const upgraded = await startTestService({ META_DATABASE: meta, DEFAULT_WORKSPACE_DATABASE: database });
+    const { upgraded, database } = await serviceOverOldMetadata(svc, 14);
     try {
       const listed = (await (await upgraded.request('GET', '/workspaces', { key: upgraded.privateKey })).json()) as any;
       expect(listed.results).toEqual([expect.objectContaining({ databaseName: database, siteDomains: [] })]);

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { silentLogger } from '../../src/log';
-import { metaMigrations } from '../../src/storage/migrations/meta';
-import { MigrationRunner } from '../../src/storage/migrations/runner';
 import { testInProcess } from '../helpers/deno-service';
+import { serviceOverOldMetadata } from '../helpers/old-metadata';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, listEvents, startTestService, type TestService } from '../helpers/test-service';
 
@@ -83,18 +81,7 @@ describe('allowedOrigins of a workspace', () => {
   });
 
   testInProcess('workspaces written before allowedOrigins existed read as any origin after the upgrade', async () => {
-    // A metadata database as the previous version left it: migrations 1 to 5, one workspace row.
-    const meta = uniqueName('meta_v5');
-    const runner = new MigrationRunner(svc.storage, meta, '', silentLogger);
-    await runner.bootstrap();
-    await runner.apply(meta, metaMigrations.filter((m) => m.version <= 5));
-    const database = uniqueName('ws_v5');
-    await svc.storage.command(
-      `INSERT INTO ${meta}.workspaces (workspaceId, name, databaseName, isDefault, properties, createdAt, version, isDeleted)
-       VALUES ({id:String}, 'Default', {database:String}, true, '', now64(6), 1, 0)`,
-      { id: crypto.randomUUID(), database },
-    );
-    const upgraded = await startTestService({ META_DATABASE: meta, DEFAULT_WORKSPACE_DATABASE: database });
+    const { upgraded, database } = await serviceOverOldMetadata(svc, 5);
     try {
       const listed = (await (await upgraded.request('GET', '/workspaces', { key: upgraded.privateKey })).json()) as any;
       expect(listed.results).toEqual([expect.objectContaining({ databaseName: database, allowedOrigins: ['*'] })]);
