@@ -213,10 +213,15 @@ function retention(result: unknown): HTMLElement {
   );
 }
 
+/** Edges of a paths tile drawn at most, the largest: more make its labels overlap at a tile's height. */
+const TILE_PATH_EDGES = 12;
+
 function paths(result: unknown): HTMLElement {
   const edges = resultsOf<Edge>(result);
   if (edges.length === 0) return notice('empty', 'No paths in this range');
-  return sankeyDiagram(edges, { title: `Paths: ${edges.length} edges`, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
+  const largest = edges.toSorted((a, b) => b.value - a.value).slice(0, TILE_PATH_EDGES);
+  const title = largest.length < edges.length ? `Paths: the ${largest.length} largest of ${edges.length} edges` : `Paths: ${edges.length} edges`;
+  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
 }
 
 function sql(result: unknown): HTMLElement {
