@@ -16,7 +16,7 @@ import {
   type StatsAnswer,
   type StatsMetric,
 } from './model';
-import { sessionEvents, type SessionNeeds } from './sessions';
+import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
 
 /**
  * The Stats API v2 compiler: a pure function from a Plausible query (checked here, with
@@ -146,7 +146,7 @@ const ATTRIBUTE_OF: Record<string, string> = {
   'visit:city_name': 'city',
 };
 
-/** What the windows must carry for a query naming `dimensions` (asked for or filtered). */
+/** What the per-person arrays must carry for a query naming `dimensions` (asked for or filtered). */
 function needs(dimensions: readonly string[]): SessionNeeds {
   return {
     attributes: new Set(dimensions.map((d) => ATTRIBUTE_OF[d]).filter((a): a is string => a !== undefined)),
@@ -446,27 +446,45 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const timeout = params.bind(context.sessionTimeoutMinutes * 60_000_000, 'Int64');
   const from = params.bind(toEngineDateTime(BigInt(range.from) * 1000n), "DateTime64(6, 'UTC')");
   const to = params.bind(toEngineDateTime(BigInt(range.to) * 1000n + 999n), "DateTime64(6, 'UTC')");
-  const events = sessionEvents(`timestamp >= ${from} AND timestamp <= ${to}`, timeout, needs([...q.dimensions, ...facts.dimensions.map((d) => d.name)]));
+  const inRange = `timestamp >= ${from} AND timestamp <= ${to}`;
+  const sessionNeeds = needs([...q.dimensions, ...facts.dimensions.map((d) => d.name)]);
   const and = (parts: string[]) => (parts.length === 0 ? '1' : parts.join(' AND '));
   const goalDimension = q.dimensions.includes('event:goal') ? ["NOT isPage AND name != ''"] : [];
   const dimensionColumns = dimensions.map((d, i) => `${d.sql} AS d_${i}`);
   const dimensionNames = dimensions.map((_, i) => `d_${i}`);
   const needsTotals = q.metrics.includes('percentage') || q.metrics.includes('conversion_rate');
-  const rows = `SELECT personId, sessionNo, isPage, sessionStart, sessionEnd, sessionPageviews, bounce,
+  // A query whose dimensions and filters are all of visits reads one row per visit; the others
+  // one per event, grouped by visit and dimension values.
+  const visitLevel = !eventFiltered && dimensions.every((d) => d.kind === 'visit');
+  let perVisit: string;
+  if (visitLevel) {
+    perVisit = `SELECT personId, ${dimensionColumns.map((c) => `${c}, `).join('')}
+      ${and(conditions)} AS anyM, ${and(goalFree)} AS anyM0, if(anyM, eventCount, 0) AS ev, if(anyM, sessionPageviews, 0) AS pv,
+      ${sessionMetrics.length === 0 ? '0' : 'anyM'} AS sc, sc AS scb,
+      bounce AS b, intDiv(sessionEnd - sessionStart, 1000000) AS dur, sessionPageviews AS spv
+    FROM ${sessionVisits(inRange, timeout, sessionNeeds)}`;
+  } else {
+    const rows = `SELECT personId, sessionNo, isPage, sessionStart, sessionEnd, sessionPageviews, bounce,
       ${and([...conditions, ...goalDimension])} AS m, ${and(goalFree)} AS m0, ${and(bounceConditions)} AS bm
       ${dimensionColumns.map((c) => `, ${c}`).join('')}
       ${dimensions.map((d, i) => `, ${d.visitRow} AS v_${i}`).join('')}
-    FROM ${events}`;
-  // Visits counted for session metrics: those with an event the filters select.
-  const withVisitFlag =
-    sessionMetrics.length === 0 ? `SELECT *, 0 AS sm FROM (${rows})` : eventFiltered ? `SELECT *, max(m) OVER (PARTITION BY personId, sessionNo) AS sm FROM (${rows})` : `SELECT *, m AS sm FROM (${rows})`;
-  const visitRow = and(dimensions.map((_, i) => `v_${i}`));
-  const perVisit = `SELECT personId, ${dimensionNames.map((d) => `${d}, `).join('')}
+    FROM ${sessionEvents(inRange, timeout, sessionNeeds)}`;
+    const visitRow = and(dimensions.map((_, i) => `v_${i}`));
+    // Per visit and dimension values; `vr`: whether the visit is counted under these values (its
+    // own start bucket and entry page), `vrb`: and its entry page passes the page filters.
+    const parts = `SELECT personId, sessionNo, ${dimensionNames.map((d) => `${d}, `).join('')}
       max(m) AS anyM, max(m0) AS anyM0, countIf(m) AS ev, countIf(m AND isPage) AS pv,
-      max(sm AND ${visitRow}) AS sc, max(sm AND ${visitRow} AND bm) AS scb,
+      max(${visitRow}) AS vr, max(${visitRow} AND bm) AS vrb,
       any(bounce) AS b, any(intDiv(sessionEnd - sessionStart, 1000000)) AS dur, any(sessionPageviews) AS spv
-    FROM (${withVisitFlag})
+    FROM (${rows})
     GROUP BY personId, sessionNo${dimensionNames.map((d) => `, ${d}`).join('')}`;
+    // Visits counted for session metrics: those with an event the filters select. Unless the
+    // filters name events and the dimensions split visits (time buckets, pages), each group is a
+    // whole visit (or the filters hold for all its events or none), so its own anyM says it.
+    const splits = dimensions.some((d) => d.visitRow !== '1');
+    const selected = sessionMetrics.length === 0 ? '0' : eventFiltered && splits ? 'max(anyM) OVER (PARTITION BY personId, sessionNo)' : 'anyM';
+    perVisit = `SELECT *, ${selected} AND vr AS sc, ${selected} AND vrb AS scb FROM (${parts})`;
+  }
   const withTotals = needsTotals ? `SELECT *, uniqExactIf(personId, anyM) OVER () AS totalVisitors, uniqExactIf(personId, anyM0) OVER () AS totalVisitors0 FROM (${perVisit})` : `SELECT *, 0 AS totalVisitors, 0 AS totalVisitors0 FROM (${perVisit})`;
   const metricSql: Record<StatsMetric, string> = {
     visitors: 'uniqExactIf(personId, anyM)',
