@@ -163,7 +163,7 @@ async function* withoutRepeatedHeaders(format: StreamFormat, chunks: AsyncIterab
   }
 }
 
-/** How long closing waits for the statements already given to finish. */
+/** How long closing waits for the statements already given, and the engine's mutations, to finish. */
 const CLOSE_WAIT_MS = 30_000;
 
 /**
@@ -332,10 +332,25 @@ export class EmbeddedStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const deadline = Date.now() + CLOSE_WAIT_MS;
     const leases = [...this.writers, ...this.readers, ...(this.background ? [this.background] : [])];
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(leases.map((lease) => lease.tail)), new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
     clearTimeout(timer);
+    await this.mutationsDone(leases[0]!.session, deadline);
     for (const lease of leases) lease.session.close();
+  }
+
+  /**
+   * Waits (until `deadline`) for the engine's mutations under way to finish: one still running
+   * as the process exits (a property column being filled, say) crashed it with SIGSEGV. A
+   * mutation cut short by the deadline is taken up again at the next start.
+   */
+  private async mutationsDone(session: Session, deadline: number): Promise<void> {
+    while (Date.now() < deadline) {
+      const running = Number(await execute(session, 'SELECT count() FROM system.mutations WHERE NOT is_done', {}, 'TabSeparated').catch(() => '0'));
+      if (running === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }
