@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { uniqueName } from '../helpers/engine-dir';
+import { testInProcess } from '../helpers/deno-service';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 /**
@@ -86,7 +87,8 @@ describe('visits made by hand', () => {
     ]);
   });
 
-  test('a longer timeout (SESSION_TIMEOUT_MINUTES=60) joins A\'s two visits', async () => {
+  // A second service over the same engine directory: one process only (a Deno service locks its own).
+  testInProcess('a longer timeout (SESSION_TIMEOUT_MINUTES=60) joins A\'s two visits', async () => {
     const other = await startTestService({ ...svc.settings, SESSION_TIMEOUT_MINUTES: '60', PORT: '0' });
     try {
       const results = await stats({ metrics: ['visits', 'visit_duration'] }, other);
