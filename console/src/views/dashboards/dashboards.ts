@@ -4,6 +4,7 @@ import type { Dashboard } from '../../types';
 import { confirmAction } from '../../ui/dialog';
 import { formatTime } from '../../ui/format';
 import { currentRoute } from '../../ui/hash';
+import { listAction } from '../../ui/list-action';
 import { notice } from '../../ui/notice';
 import { promptText } from '../../ui/prompt';
 import { dashboardHref, listDashboards, saveDashboard } from './common';
@@ -20,15 +21,7 @@ function dashboardList(root: HTMLElement): void {
   const form = h('form', { class: 'inline-form', 'aria-label': 'New dashboard' }, h('label', { class: 'field' }, h('span', {}, 'New dashboard'), name), create);
   root.append(h('div', { class: 'page-header' }, h('h1', {}, 'Dashboards')), message, list, form);
 
-  const act = async (what: string, action: () => Promise<string | undefined>) => {
-    try {
-      const done = await action();
-      await load();
-      if (done) message.replaceChildren(notice('info', done));
-    } catch (err) {
-      message.replaceChildren(notice('error', `${what} failed`, describeError(err)));
-    }
-  };
+  const act = listAction(message, load);
 
   const row = (d: Dashboard) => {
     const rename = h('button', { type: 'button', class: 'secondary small' }, 'Rename');

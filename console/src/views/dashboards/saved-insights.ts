@@ -3,6 +3,7 @@ import { h } from '../../dom';
 import type { Dashboard, SavedInsight } from '../../types';
 import { confirmAction, openDialog } from '../../ui/dialog';
 import { formatTime } from '../../ui/format';
+import { listAction } from '../../ui/list-action';
 import { notice } from '../../ui/notice';
 import { promptText } from '../../ui/prompt';
 import { dashboardHref, insightHref, KIND_LABELS, listDashboards, listSaved, saveDashboard, savedInput, tileBelow } from './common';
@@ -45,15 +46,7 @@ export function savedInsightsView(root: HTMLElement): void {
     list,
   );
 
-  const act = async (what: string, action: () => Promise<string | undefined>) => {
-    try {
-      const done = await action();
-      await load();
-      if (done) message.replaceChildren(notice('info', done));
-    } catch (err) {
-      message.replaceChildren(notice('error', `${what} failed`, describeError(err)));
-    }
-  };
+  const act = listAction(message, load);
 
   const row = (s: SavedInsight) => {
     const buttons = {
