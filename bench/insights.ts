@@ -15,7 +15,7 @@ import { startService as startServiceHere } from '../src/service';
 import { INSIGHT_QUESTIONS } from './lib/insight-questions';
 import { bulkWorkspace } from './lib/bulk-workspace';
 import { KEYS, ROOT } from './lib/processes';
-import { median, ms, percentile } from './lib/stats';
+import { median, ms, percentile, timeInTurn } from './lib/stats';
 
 const smoke = process.argv.includes('--smoke');
 const EVENTS = smoke ? 20_000 : 10_000_000;
@@ -41,19 +41,7 @@ try {
         if (!res.ok) throw new Error(`${question.name}: ${res.status}: ${text.slice(0, 500)}`);
       };
       const tuned = () => sandbox.run(DATABASE, question.sql);
-      const service: number[] = [];
-      const alone: number[] = [];
-      // Two rounds of warm-up, then the two in turn, so that drift of the machine weighs on both.
-      for (let i = -2; i < ITERATIONS; i++) {
-        for (const [run, samples] of [
-          [ask, service],
-          [tuned, alone],
-        ] as const) {
-          const t0 = performance.now();
-          await run();
-          if (i >= 0) samples.push(performance.now() - t0);
-        }
-      }
+      const [service, alone] = (await timeInTurn([ask, tuned], ITERATIONS)) as [number[], number[]];
       const [s, a] = [median(service), median(alone)];
       const bound = 1.25 * a + 5;
       rows.push(`| ${question.name} | ${ms(s)} (p95 ${ms(percentile(service, 0.95))}) | ${ms(a)} (p95 ${ms(percentile(alone, 0.95))}) | ${(s / a).toFixed(2)}× | ≤ ${ms(bound)} ${s <= bound ? '✓' : '✗'}${question.aim ? `; aim < ${ms(question.aim)} ${s < question.aim ? '✓' : '✗'}` : ''} |`);

@@ -18,7 +18,7 @@ import { startService as startServiceHere } from '../src/service';
 import { compileStatsQuery } from '../src/web-analytics/stats/compile';
 import { bulkWorkspace } from './lib/bulk-workspace';
 import { KEYS, ROOT } from './lib/processes';
-import { median, ms, percentile } from './lib/stats';
+import { median, ms, percentile, timeInTurn } from './lib/stats';
 
 const smoke = process.argv.includes('--smoke');
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -67,19 +67,7 @@ try {
       // The statement the service runs, compiled here once (the range is relative to now: the same days).
       const compiled = compileStatsQuery(body, { now: Date.now(), timezone: 'UTC', sessionTimeoutMinutes: config.sessionTimeoutMinutes });
       const alone = () => sandbox.inspect(DATABASE, compiled.sql, compiled.params);
-      const service: number[] = [];
-      const engine: number[] = [];
-      // Two rounds of warm-up, then the two in turn, so that drift of the machine weighs on both.
-      for (let i = -WARMUPS; i < ITERATIONS; i++) {
-        for (const [run, samples] of [
-          [ask, service],
-          [alone, engine],
-        ] as const) {
-          const t0 = performance.now();
-          await run();
-          if (i >= 0) samples.push(performance.now() - t0);
-        }
-      }
+      const [service, engine] = (await timeInTurn([ask, alone], ITERATIONS, WARMUPS)) as [number[], number[]];
       const [s, a] = [median(service), median(engine)];
       rows.push(`| ${question.name} | ${ms(s)} (p95 ${ms(percentile(service, 0.95))}) | ${ms(a)} (p95 ${ms(percentile(engine, 0.95))}) | ${(s / a).toFixed(2)}× |`);
       console.error(`  ${question.name}: service ${ms(s)}, the same SQL on the engine ${ms(a)}`);

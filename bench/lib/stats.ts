@@ -25,3 +25,19 @@ export function slope(samples: readonly number[]): number {
 export const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')}/s`;
 export const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : n < 10 ? `${n.toFixed(2)} ms` : n < 100 ? `${n.toFixed(1)} ms` : `${Math.round(n)} ms`);
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/**
+ * Times each of `runs` in turn, `iterations` times after `warmups` rounds of warm-up, so that the
+ * machine's drift weighs on all of them alike: each run's samples, ms.
+ */
+export async function timeInTurn(runs: ReadonlyArray<() => Promise<unknown>>, iterations: number, warmups = 2): Promise<number[][]> {
+  const samples = runs.map((): number[] => []);
+  for (let i = -warmups; i < iterations; i++) {
+    for (const [k, run] of runs.entries()) {
+      const t0 = performance.now();
+      await run();
+      if (i >= 0) samples[k]!.push(performance.now() - t0);
+    }
+  }
+  return samples;
+}
