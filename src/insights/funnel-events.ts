@@ -24,6 +24,8 @@ export const KEY_TIME_SHIFT = 72;
 const KEY_ARRIVAL_SHIFT = 20;
 /** The bits of a key that hold its mask. */
 export const KEY_MASK = (1 << KEY_ARRIVAL_SHIFT) - 1;
+/** The time of an event from its key: µs since the range's start. */
+export const keyTime = (key: string) => `toInt64(bitShiftRight(${key}, ${KEY_TIME_SHIFT}))`;
 
 export function funnelEvents(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, context: CompileContext): string {
   const actor = actorColumn(query.aggregateBy);

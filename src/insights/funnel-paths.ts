@@ -1,11 +1,14 @@
-import { KEY_MASK } from './funnel-events';
+import { KEY_MASK, keyTime } from './funnel-events';
 import type { FunnelsQuery } from './model';
 
 /**
- * The conversions of an actor, one per start: the keys of their steps and of the first excluded
- * event after each exclusion's fromStep, as columns `step1`..., `excluded0`... of arrays aligned
- * with `starts` (0: none). Built in layers (each a list of columns of one query over the one
- * before) from `keys` (the actor's event keys in order), `endedMasks` and `startFlags`.
+ * The conversions of an actor, one per start (the events `startFlags` marks), as columns of arrays
+ * aligned with the starts: for each step k the time of its event (`time<k>`: µs since the range's
+ * start plus 1, so that 0 is none) and, when the funnel has exclusions, its place in the actor's
+ * order (`order<k>`, 0: none; from step 1) and that of the first excluded event after each
+ * exclusion's fromStep (`excluded<j>`, 0: none); places compare as the events' order does. Built
+ * in layers (each a list of columns of one query over the one before) from `keys` (the actor's
+ * event keys in order), `keyTimes` (their times, plus 1), `endedMasks` and `startFlags`.
  *
  * Every array function takes the arrays it reads as arguments and never captures one: a lambda
  * that captures an array copies it once per element it runs over, so per-start look-ups would
@@ -16,7 +19,10 @@ import type { FunnelsQuery } from './model';
 export type Layer = string[];
 
 /** The values of `array` (aligned with `keys`) at the starts. */
-export const ofStarts = (array: string) => `arrayFilter((x, start) -> start, ${array}, startFlags)`;
+const ofStarts = (array: string) => `arrayFilter((x, start) -> start, ${array}, startFlags)`;
+
+/** An event's `time<k>` from its key (0 stays none). */
+const timeOf = (key: string) => `if(${key} = 0, 0, ${keyTime(key)} + 1)`;
 
 /**
  * For each position, A's value at the next position whose event has `bit` (0 if none): filled
@@ -33,25 +39,35 @@ function strictlyNext(bit: number, A: string): string {
 }
 
 /**
- * Ordered and strict: for each position, the key of step `step` of the conversion started there,
- * or with `then` (the bit of an exclusion) the key of the first event with that bit after step
- * `step`. `keys` advanced by one step, from the last back to the first: for each position, the
+ * Ordered and strict: from each start, A's value at the event of step `step` of the conversion
+ * started there, or with `then` (the bit of an exclusion) at the first event with that bit after
+ * step `step`'s. A advanced by one step, from the last back to the first: for each position, the
  * value at the first event of the step after it (strict: at the very next event, if of the step).
+ * A step costs a pass over the actor's events per step before it, which measured cheaper than
+ * finding each step's position once and reading values at positions (arrayReduceInRanges).
  */
-function chainedStep(query: FunnelsQuery, step: number, then?: number): string {
-  const follow = (bit: number, A: string) => (query.order === 'strict' ? strictlyNext(bit, A) : later(bit, A));
-  let keys = then === undefined ? 'keys' : later(then, 'keys');
-  for (let k = step; k >= 1; k--) keys = follow(k, keys);
-  return keys;
+function chainedStep(query: FunnelsQuery, A: string, step: number, then?: number): string {
+  const follow = (bit: number, values: string) => (query.order === 'strict' ? strictlyNext(bit, values) : later(bit, values));
+  let values = then === undefined ? A : later(then, A);
+  for (let k = step; k >= 1; k--) values = follow(k, values);
+  return ofStarts(values);
 }
 
-/** Ordered and strict: each step after the first, then each exclusion, from the starts. */
+/**
+ * Ordered and strict: the times, from the events' (`keyTimes`, plus 1 as `time<k>`); places, only
+ * with exclusions, are positions in `keys`. 64-bit values only, once the keys are sorted.
+ */
 export function chainedLayers(query: FunnelsQuery): Layer[] {
-  const steps = query.steps.length;
+  const steps = [...query.steps.keys()];
+  const exclusions = query.exclusions ?? [];
+  const positions = 'arrayEnumerate(keys)';
   return [
-    ...query.steps.slice(1).map((_, k) => [`${ofStarts(chainedStep(query, k + 1))} AS step${k + 1}`]),
-    (query.exclusions ?? []).map(({ fromStep }, j) => `${ofStarts(chainedStep(query, fromStep, steps + j))} AS excluded${j}`),
-  ].filter((layer) => layer.length > 0);
+    [
+      ...steps.map((k) => `${chainedStep(query, 'keyTimes', k)} AS time${k}`),
+      ...(exclusions.length === 0 ? [] : steps.slice(1).map((k) => `${chainedStep(query, positions, k)} AS order${k}`)),
+      ...exclusions.map(({ fromStep }, j) => `${chainedStep(query, positions, fromStep, steps.length + j)} AS excluded${j}`),
+    ],
+  ];
 }
 
 /**
@@ -78,7 +94,8 @@ const NO_POSITION = 4294967295;
 const lowestBit = (mask: string) => `toUInt32(bitAnd(${mask}, bitNot(${mask}) + 1))`;
 
 /**
- * Unordered: from each start (which fills the first step it matches), the next step taken is the
+ * Unordered (the places are the events' keys, which sort as they happen): from each start (which
+ * fills the first step it matches), the next step taken is the
  * earliest event after the last one taken that matches a step not yet filled; it fills the first
  * such step it matches. `places`, per position: its key, the position of the next event of each
  * step, and the key of the next excluded event of each exclusion. Per step, a look-up of it at
@@ -97,6 +114,7 @@ export function unorderedLayers(query: FunnelsQuery): Layer[] {
   const payload = `(k, tuple(${bits.map((b) => `n${b}`).join(', ')}), tuple(${excludedBits.map((b) => `n${b}`).join(', ') || '0'}))`;
   const none = `(toUInt128(0), tuple(${bits.map(() => 'toUInt32(0)').join(', ')}), tuple(${excludedBits.map(() => 'toUInt128(0)').join(', ') || '0'}))`;
   const layers: Layer[] = [
+    [`${ofStarts('keys')} AS starts`],
     [`arrayMap((k, ${names.join(', ')}) -> ${payload}, keys, ${[...bits.map((b) => later(b, 'arrayEnumerate(keys)')), ...excludedBits.map((b) => later(b, 'keys'))].join(', ')}) AS places`],
     [`${ofStarts('arrayEnumerate(keys)')} AS at0`, `arrayMap(s -> ${lowestBit(`bitAnd(toUInt32(bitAnd(s, ${KEY_MASK})), ${(1 << steps) - 1})`)}, starts) AS filled0`],
   ];
@@ -104,12 +122,13 @@ export function unorderedLayers(query: FunnelsQuery): Layer[] {
   const fill = `multiIf(p = 0, filled, ${bits.map((b) => `NOT bitTest(filled, ${b}) AND ${next('f', b)} = p, bitOr(filled, ${1 << b})`).join(', ')}, filled)`;
   for (let k = 0; k < steps; k++) {
     layers.push(...lookUp(`found${k}`, 'places', `at${k}`, none));
-    const keysFound: Layer = k === 0 ? [] : [`arrayMap(f -> f.1, found${k}) AS step${k}`];
+    const keysFound: Layer = k === 0 ? [] : [`arrayMap(f -> f.1, found${k}) AS order${k}`];
     exclusions.forEach(({ fromStep }, j) => fromStep === k && keysFound.push(`arrayMap(f -> ${excludedNext('f', j)}, found${k}) AS excluded${j}`));
     if (keysFound.length > 0) layers.push(keysFound);
     if (k === steps - 1) break;
     layers.push([`arrayMap((f, filled) -> if(${earliest} = ${NO_POSITION}, 0, ${earliest}), found${k}, filled${k}) AS at${k + 1}`]);
     if (k < steps - 2) layers.push([`arrayMap((p, f, filled) -> ${fill}, at${k + 1}, found${k}, filled${k}) AS filled${k + 1}`]);
   }
+  layers.push(bits.map((k) => `arrayMap(x -> ${timeOf('x')}, ${k === 0 ? 'starts' : `order${k}`}) AS time${k}`));
   return layers;
 }

@@ -1,6 +1,6 @@
 import type { CompileContext } from './compile-context';
-import { KEY_MASK, KEY_TIME_SHIFT } from './funnel-events';
-import { chainedLayers, ofStarts, unorderedLayers, type Layer } from './funnel-paths';
+import { KEY_MASK, keyTime } from './funnel-events';
+import { chainedLayers, unorderedLayers, type Layer } from './funnel-paths';
 import { windowEnd, type FunnelWindow } from './funnel-window';
 import type { FunnelsQuery } from './model';
 import type { TimeRange } from './time-range';
@@ -33,23 +33,25 @@ export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: Tim
   const canStart = (mask: string) => (query.order === 'unordered' ? `bitAnd(${mask}, ${(1 << steps) - 1}) != 0` : `bitTest(${mask}, 0)`);
   const lastStart = params.bind(Number(range.to - range.from), 'Int64');
   const rangeStart = params.bind(Number(range.from), 'Int64');
-  const stepKeys = ['starts', ...query.steps.slice(1).map((_, k) => `step${k + 1}`)];
-  const perStart = [...stepKeys, ...(query.exclusions ?? []).map((_, j) => `excluded${j}`)];
-  // The end of the window of a conversion started at `starts`, µs since the range's start.
-  const end = `${windowEnd(window, `(${time('starts')} + ${rangeStart})`, params)} - ${rangeStart}`;
-  const times = stepKeys.slice(1).map((column, k) => `(${time(`${column}[chosen]`)} - ${time(`${stepKeys[k]}[chosen]`)}) / 1e6`);
+  const afterFirst = [...query.steps.keys()].slice(1);
+  const exclusions = query.exclusions ?? [];
+  const perStart = [...query.steps.keys()].map((k) => `time${k}`);
+  if (exclusions.length > 0) perStart.push(...afterFirst.map((k) => `order${k}`), ...exclusions.map((_, j) => `excluded${j}`));
+  // The last time<k> the window of a conversion started at time0 takes.
+  const end = `${windowEnd(window, `(time0 - 1 + ${rangeStart})`, params)} - ${rangeStart} + 1`;
+  const times = afterFirst.map((k) => `(time${k}[chosen] - time${k - 1}[chosen]) / 1e6`);
   const layers: Layer[] = [
-    [`arrayMap(x -> toUInt32(bitAnd(x, ${KEY_MASK})), keys) AS masks`],
-    [`arrayPushBack(masks, ${KEY_MASK}) AS endedMasks`, `arrayMap((x, m) -> ${canStart('m')} AND ${time('x')} <= ${lastStart}, keys, masks) AS startFlags`],
-    [`${ofStarts('keys')} AS starts`],
+    // Each event's mask and time (plus 1, so that 0 can mean none), out of the 128-bit keys once.
+    [`arrayMap(x -> toUInt32(bitAnd(x, ${KEY_MASK})), keys) AS masks`, `arrayMap(x -> ${keyTime('x')} + 1, keys) AS keyTimes`],
+    [`arrayPushBack(masks, ${KEY_MASK}) AS endedMasks`, `arrayMap((t, m) -> ${canStart('m')} AND t <= ${lastStart} + 1, keyTimes, masks) AS startFlags`],
     ...(query.order === 'unordered' ? unorderedLayers(query) : chainedLayers(query)),
     [`arrayMap((${perStart.join(', ')}) -> ${depthOf(query, end)}, ${perStart.join(', ')}) AS depths`],
-    [`arrayMax(arrayMap((d, i) -> (d, -toInt64(i)), depths, arrayEnumerate(depths))) AS best`],
-    ['best.1 AS depth', '-best.2 AS chosen'],
+    // The deepest conversion, the first of equal ones.
+    ['arrayMax(depths) AS depth', 'indexOf(depths, depth) AS chosen'],
     [`[${times.join(', ')}] AS times`, ...(query.breakdown ? ['startValues[chosen] AS firstValue'] : [])],
   ];
   // The events that start conversions, as `startFlags` marks them.
-  const startable = `${canStart('mask')} AND ${time('key')} <= ${lastStart}`;
+  const startable = `${canStart('mask')} AND ${keyTime('key')} <= ${lastStart}`;
   const actors = `SELECT ${withActor ? 'actor, ' : ''}arraySort(groupArray(key)) AS keys${query.breakdown ? `, arraySort((v, k) -> k, groupArrayIf(breakdownValue, ${startable}), groupArrayIf(key, ${startable})) AS startValues` : ''}
 ${fromSubquery(events)}
 GROUP BY actor
@@ -73,23 +75,20 @@ export function fromSubquery(inner: string): string {
   return `FROM (\n${indent(inner)}\n)`;
 }
 
-/** The time of an event from its key: µs since the range's start. */
-const time = (key: string) => `toInt64(bitShiftRight(${key}, ${KEY_TIME_SHIFT}))`;
-
 /**
- * The steps a conversion counts, from the keys of its steps (`starts`, `step1`..., 0 for none) and
- * of excluded events (`excluded0`...), `end` the last time (µs since the range's start) its window
- * takes: the steps reached within the window, cut by each exclusion (f, t) after step f plus
- * those of its steps up to t before the excluded event, when one of them comes after it.
+ * The steps a conversion counts, from its steps' times and places (`time<k>`, 0 for none, and
+ * `order<k>`; funnel-paths.ts) and the places of excluded events (`excluded<j>`), `end` the last
+ * time its window takes: the steps reached within the window, cut by each exclusion (f, t) after
+ * step f plus those of its steps up to t before the excluded event, when one of them comes after it.
  */
 function depthOf(query: FunnelsQuery, end: string): string {
   const later = [...query.steps.keys()].slice(1);
-  const within = (k: number) => `(step${k} != 0 AND ${time(`step${k}`)} <= ${end})`;
+  const within = (k: number) => `(time${k} != 0 AND time${k} <= ${end})`;
   const reached = `1 + ${later.map(within).join(' + ')}`;
   const cuts = (query.exclusions ?? []).map(({ fromStep: f, toStep: t }, j) => {
     const spanned = [...Array(t - f).keys()].map((i) => f + 1 + i);
-    const after = spanned.map((k) => `(${within(k)} AND step${k} > excluded${j})`).join(' OR ');
-    const before = spanned.map((k) => `(${within(k)} AND step${k} < excluded${j})`).join(' + ');
+    const after = spanned.map((k) => `(${within(k)} AND order${k} > excluded${j})`).join(' OR ');
+    const before = spanned.map((k) => `(${within(k)} AND order${k} < excluded${j})`).join(' + ');
     return `if(excluded${j} != 0 AND (${after}), ${f + 1} + ${before}, ${reached})`;
   });
   return cuts.length === 0 ? reached : `least(${reached}, ${cuts.join(', ')})`;
