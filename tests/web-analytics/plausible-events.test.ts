@@ -91,6 +91,21 @@ describe('POST /api/event (Plausible Events API)', () => {
     expect(engagement.context.interactive).toBe(false);
   });
 
+  test('engagement reports are no event, goal or visit of the Stats API, as in Plausible', async () => {
+    const { ws, domain } = await site();
+    const url = `https://${domain}/pricing`;
+    for (const body of [{ n: 'pageview', u: url, d: domain }, { n: 'engagement', u: url, d: domain, sd: 40, e: 5200 }, { n: 'Signup', u: url, d: domain }]) {
+      expect((await sendPlausible(body)).status).toBe(202);
+    }
+    const stats = async (body: Record<string, unknown>) => {
+      const res = await svc.request('POST', '/api/v2/query', { key: ws.privateApiKey, body: { site_id: domain, date_range: 'day', ...body } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { results: unknown[] }).results;
+    };
+    expect(await stats({ metrics: ['visitors', 'visits', 'pageviews', 'events'] })).toEqual([{ metrics: [1, 1, 1, 2], dimensions: [] }]);
+    expect(await stats({ metrics: ['events'], dimensions: ['event:goal'] })).toEqual([{ metrics: [1], dimensions: ['Signup'] }]);
+  });
+
   test('an unknown domain and a robot are answered 202, stored nowhere, counted', async () => {
     const { ws, domain } = await site();
     const [unknownBefore, botBefore] = [await dropped('unknown_domain'), await dropped('bot')];

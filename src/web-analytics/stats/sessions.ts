@@ -65,8 +65,12 @@ export interface SessionNeeds {
   names: boolean;
 }
 
-/** The event types that make visits: page views and custom events (Plausible's two kinds). */
-export const VISIT_EVENT_TYPES = `type IN ('page', 'track')`;
+/**
+ * The events that make visits: page views and custom events (Plausible's two kinds), but not the
+ * `engagement` reports of Plausible's tracker (time on page, scroll depth), which Plausible's own
+ * queries leave out (`name != "engagement"`) as they are sent by no act of the visitor.
+ */
+export const VISIT_EVENTS = `(type = 'page' OR (type = 'track' AND event != 'engagement'))`;
 
 /**
  * A subquery of the events `where` selects (a condition on `events_with_persons`, such as the
@@ -178,7 +182,7 @@ export function personVisits(where: string, timeoutMicros: string, needs?: Sessi
           FROM (
             SELECT personId, ${fields.map(([name, expression]) => `${expression} AS ${name}`).join(',\n              ')}${referrer ? `,\n              ${PAGE_URL} AS pageUrl,\n              ${RAW_REFERRER} AS rawReferrer` : ''}
             FROM events_with_persons
-            WHERE ${VISIT_EVENT_TYPES} AND personId != '' AND ${where}
+            WHERE ${VISIT_EVENTS} AND personId != '' AND ${where}
           )
           GROUP BY personId
         )

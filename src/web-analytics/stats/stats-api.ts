@@ -3,7 +3,7 @@ import type { Workspace } from '../../workspaces/model';
 import { compileStatsQuery, needsFirstEvent } from './compile';
 import { INVALID_KEY_OR_SITE, MISSING_SITE_ID, StatsQueryError } from './errors';
 import type { StatsAnswer } from './model';
-import { VISIT_EVENT_TYPES } from './sessions';
+import { VISIT_EVENTS } from './sessions';
 
 export interface StatsApiOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
@@ -49,7 +49,7 @@ export class StatsApi {
   }
 
   private async firstEvent(database: string): Promise<number | undefined> {
-    const rows = await this.runner.runCompiled(database, `SELECT toString(toUnixTimestamp64Milli(min(timestamp))) AS first, count() AS n FROM events WHERE ${VISIT_EVENT_TYPES}`, {});
+    const rows = await this.runner.runCompiled(database, `SELECT toString(toUnixTimestamp64Milli(min(timestamp))) AS first, count() AS n FROM events WHERE ${VISIT_EVENTS}`, {});
     const row = rows[0];
     return row && Number(row.n) > 0 ? Number(row.first) : undefined;
   }
