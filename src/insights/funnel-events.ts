@@ -20,7 +20,7 @@ import { bindRange, type TimeRange } from './time-range';
  */
 
 /** Where the parts of a key start, from its lowest bit. */
-export const KEY_TIME_SHIFT = 72;
+const KEY_TIME_SHIFT = 72;
 const KEY_ARRIVAL_SHIFT = 20;
 /** The bits of a key that hold its mask. */
 export const KEY_MASK = (1 << KEY_ARRIVAL_SHIFT) - 1;

@@ -94,14 +94,14 @@ const NO_POSITION = 4294967295;
 const lowestBit = (mask: string) => `toUInt32(bitAnd(${mask}, bitNot(${mask}) + 1))`;
 
 /**
- * Unordered (the places are the events' keys, which sort as they happen): from each start (which
- * fills the first step it matches), the next step taken is the
- * earliest event after the last one taken that matches a step not yet filled; it fills the first
- * such step it matches. `places`, per position: its key, the position of the next event of each
- * step, and the key of the next excluded event of each exclusion. Per step, a look-up of it at
- * the positions last taken (`at<k>`) gives `found<k>`: the key of step k, and whence the next
- * position `at<k+1>` (the earliest of the next events of unfilled steps) and the steps filled
- * (`filled<k>`: their bits).
+ * Unordered (the places are the events' keys, which sort as they happen): from each start
+ * (which fills the first step it matches), the next step taken is the earliest event after the
+ * last one taken that matches a step not yet filled; it fills the first such step it matches.
+ * `places`, per position: its key, the position of the next event of each step, and the key of
+ * the next excluded event of each exclusion. Per step, a look-up of it at the positions last
+ * taken (`at<k>`) gives `found<k>`: the key of step k, and whence the next position `at<k+1>`
+ * (the earliest of the next events of unfilled steps) and the steps filled (`filled<k>`: their
+ * bits).
  */
 export function unorderedLayers(query: FunnelsQuery): Layer[] {
   const steps = query.steps.length;
