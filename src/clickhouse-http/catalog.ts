@@ -4,8 +4,10 @@ import type { Params, Storage } from '../storage/storage';
 /**
  * The system tables a BI tool reads on connecting, each restricted to what the workspace owns. The
  * service reads the workspace's rows itself (bound parameters, its own session) and hands them to
- * the statement as a CTE of `values(...)`: the statement still reads no table outside the
- * workspace, and the guard judges it as any other. Paths of the server's files are left empty.
+ * the statement as a CTE of literals cast to the source's column types: the statement still reads
+ * no table outside the workspace, and the guard judges it as any other (the cast's type string too;
+ * `values()` is refused, as its structure string may hold expressions). Paths of the server's files
+ * are left empty.
  */
 const SOURCES: Record<string, string> = {
   'system.databases': "SELECT * REPLACE ('' AS data_path, '' AS metadata_path) FROM system.databases WHERE name = {database:String}",
@@ -28,6 +30,12 @@ export const isCatalogTable = (qualified: string): boolean => Object.hasOwn(SOUR
 /** A string literal of `text`: a backslash before each backslash and quote. */
 const literal = (text: string): string => `'${text.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 
+/** A source's columns: the names a statement reads, and the array-of-tuples type its rows are cast to. */
+interface Structure {
+  names: string[];
+  rowsType: string;
+}
+
 /** What the catalog's rows are read for: the workspace's database, and the settings its statements run with. */
 export interface CatalogScope {
   database: string;
@@ -35,14 +43,15 @@ export interface CatalogScope {
 }
 
 export class Catalog {
-  /** Each source's columns as a `values` structure, read once: the engine's system tables do not change while it runs. */
-  private readonly structures = new Map<string, Promise<string>>();
+  /** Each source's columns, read once: the engine's system tables do not change while it runs. */
+  private readonly structures = new Map<string, Promise<Structure>>();
 
   constructor(private readonly storage: Storage) {}
 
   /**
-   * The body of a CTE standing for `qualified` (`system.tables`): the workspace's rows as literals
-   * the engine wrote (the Values format), under the source's own column names and types.
+   * The body of a CTE standing for `qualified` (`system.tables`): the workspace's rows as tuple
+   * literals the engine wrote (the Values format), cast to an array of the source's column types and
+   * unfolded into its own column names.
    */
   async rows(qualified: string, scope: CatalogScope): Promise<string> {
     const source = SOURCES[qualified]!;
@@ -53,8 +62,8 @@ export class Catalog {
       values: Object.values(scope.settings),
     };
     const [structure, rows] = await Promise.all([this.structure(source, params), this.storage.queryLines(`SELECT formatRowNoNewline('Values', *) FROM (${source})`, params)]);
-    // values() needs a row: an empty source is a generator of its columns, stopped at once.
-    return rows.length === 0 ? `SELECT * FROM generateRandom(${structure}) LIMIT 0` : `SELECT * FROM values(${structure}, ${rows.join(', ')})`;
+    const columns = structure.names.map((name, index) => `row.${index + 1} AS \`${name}\``).join(', ');
+    return `SELECT ${columns} FROM (SELECT arrayJoin(CAST([${rows.join(', ')}], ${structure.rowsType})) AS row)`;
   }
 
   /** The names of the workspace's tables, as a statement may name them. */
@@ -63,12 +72,13 @@ export class Catalog {
     return new Set(await this.storage.queryLines(sql, { database, internal: [...INTERNAL_TABLES] }));
   }
 
-  private structure(source: string, params: Params): Promise<string> {
+  private structure(source: string, params: Params): Promise<Structure> {
     let structure = this.structures.get(source);
     if (!structure) {
-      structure = this.storage
-        .query(`DESCRIBE (${source})`, params)
-        .then((columns) => literal(columns.map((column) => `\`${String(column.name)}\` ${String(column.type)}`).join(', ')));
+      structure = this.storage.query(`DESCRIBE (${source})`, params).then((columns) => ({
+        names: columns.map((column) => String(column.name)),
+        rowsType: literal(`Array(Tuple(${columns.map((column) => String(column.type)).join(', ')}))`),
+      }));
       structure.catch(() => this.structures.delete(source));
       this.structures.set(source, structure);
     }

@@ -45,3 +45,14 @@ export function* walk(nodes: readonly AstNode[]): Generator<AstNode> {
     yield* walk(node.children);
   }
 }
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0', b: '\b', f: '\f', a: '\x07', v: '\v', e: '\x1b' };
+
+/**
+ * The value of a string literal node (`Literal 'DateTime(\'UTC\')'`), undone from the quoted form
+ * `EXPLAIN AST` prints; undefined for any other node.
+ */
+export function literalString(node: AstNode): string | undefined {
+  if (node.kind !== 'Literal' || !/^'(?:[^'\\]|\\.)*'$/.test(node.name)) return undefined;
+  return node.name.slice(1, -1).replace(/\\(x[0-9A-Fa-f]{2}|.)/g, (_, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (ESCAPES[c] ?? c)));
+}

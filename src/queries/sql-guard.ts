@@ -1,6 +1,8 @@
 import { StorageQueryError, type Params, type Sandbox } from '../storage/storage';
-import { parseExplainAst, walk, type AstNode } from './explain-ast';
+import { literalString, parseExplainAst, walk, type AstNode } from './explain-ast';
+import { functionVerdict, isAllowedAggregate } from './function-allowlist';
 import { isSelectSyntax } from './syntax-kinds';
+import { typeProblem } from './type-grammar';
 
 /** A statement the sandbox will not run, with the reason (403). */
 export class SqlRefusal extends Error {
@@ -19,10 +21,13 @@ export class SqlUnsupported extends Error {
 export const INTERNAL_TABLES: ReadonlySet<string> = new Set(['events_local']);
 
 /**
- * Table functions that only generate rows. Every other one reaches files, URLs, servers or other
- * databases. `zeros` generates rows too, but the engine refuses it under `readonly = 1`.
+ * The table functions a statement may read from: generators of numbers, whose arguments must be
+ * whole-number literals. Every other one reads files, URLs, servers or other databases, or takes a
+ * structure string, which the engine reads as column definitions whose ALIAS or DEFAULT
+ * expressions it evaluates (`generateRandom('a String ALIAS file(...)')`).
  */
-const GENERATORS = new Set(['numbers', 'numbers_mt', 'generate_series', 'generateseries', 'generaterandom', 'values']);
+const TABLE_FUNCTIONS = new Set(['numbers', 'numbers_mt', 'generate_series', 'generateseries']);
+const WHOLE_NUMBER_LITERAL = /^U?Int\d+_\d+$/;
 
 /**
  * The IN family, `IgnoreSet` variants included. ClickHouse's analyzer resolves a name given to
@@ -32,19 +37,28 @@ const GENERATORS = new Set(['numbers', 'numbers_mt', 'generate_series', 'generat
 const IN_FUNCTIONS = /^(?:global)?(?:not)?(?:null)?in(?:ignoreset)?$/;
 
 /**
- * Functions that read something other than the statement's tables: server files, dictionaries,
- * Join tables, other tables' columns, model files. `readonly` does not stop `file()`.
+ * Functions that take a type name as a string, by the argument that holds it (-1: the last). The
+ * engine parses that string as a type, so the guard's type grammar judges it first.
  */
-const OUTSIDE_READERS = /^(?:file|dict[a-z0-9]*|joinget(?:ornull)?|hascolumnintable|catboostevaluate|naivebayesclassifier[a-z]*|modelevaluate)$/;
+const TYPE_ARGUMENT: Record<string, number> = {
+  CAST: 1,
+  _CAST: 1,
+  accurateCast: 1,
+  accurateCastOrNull: 1,
+  accurateCastOrDefault: 1,
+  reinterpret: 1,
+  variantElement: 1,
+  dynamicElement: 1,
+  defaultValueOfTypeName: 0,
+  JSONExtract: -1,
+  JSONExtractCaseInsensitive: -1,
+  JSONExtractKeysAndValues: -1,
+  JSONExtractKeysAndValuesCaseInsensitive: -1,
+};
 
-/**
- * Functions that tell about the server rather than the workspace's data: its settings and files,
- * its host, build, uptime, disks, accounts, and the introspection of its machine code. `version()`
- * stays allowed: the engine's version is no secret (docs/sql.md names it) and users check
- * features with it; `currentDatabase()` answers the workspace's own database.
- */
-const SERVER_INTROSPECTION =
-  /^(?:getserversetting|getmergetreesetting|getmacro|hostname|fqdn|fullhostname|filesystem[a-z]*|buildid|uptime|serveruuid|displayname|getoskernelversion|getserverport|tcpport|revision|currentuser|user|currentprofiles|enabledprofiles|defaultprofiles|currentroles|enabledroles|defaultroles|zookeepersessionuptime|logtrace|addresstoline(?:withinlines)?|addresstosymbol|demangle|getclienthttpheader)$/;
+/** Functions whose first argument names an aggregate function, optionally with literal parameters. */
+const AGGREGATE_NAME_ARGUMENT = new Set(['arrayReduce', 'arrayReduceInRanges', 'initializeAggregation']);
+const AGGREGATE_NAME = /^([A-Za-z_][A-Za-z0-9_]*)(?:\(\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)*\s*\))?$/;
 
 /** Where a statement without FROM reads its one row; the analyzer adds it, a user cannot name it. */
 const IMPLICIT_TABLE = 'system.one';
@@ -129,9 +143,13 @@ function checkTableName(name: string, database: string): void {
   }
 }
 
-/** The arguments of a function node (the last expression list: a parametric function has two). */
+/**
+ * The arguments of a function node: its first expression list. A parametric function's parameters
+ * (`quantile(0.5)(x)`) come second, a window function's definition after it.
+ */
 function argumentsOf(fn: AstNode): AstNode[] {
-  return fn.children.at(-1)?.children ?? [];
+  const first = fn.children[0];
+  return first?.kind === 'ExpressionList' ? first.children : [];
 }
 
 /**
@@ -156,6 +174,7 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string): void 
   }
   const known = namesDefined(ast, database);
   for (const node of walk(ast)) {
+    if (node.kind === 'ColumnsApplyTransformer') throw new SqlRefusal('APPLY is not allowed: the parser does not show which function it applies; call the function on the columns instead');
     if (!isSelectSyntax(node.kind)) throw new SqlUnsupported(`the sandbox does not run statements holding ${node.kind} syntax`);
     // readonly refuses a SETTINGS clause of the outer query, but lets one in a subquery apply.
     if (node.kind === 'Set') throw new SqlRefusal('SETTINGS clauses are not allowed: the limits of a statement cannot be changed');
@@ -168,25 +187,54 @@ function checkSyntax(ast: AstNode[], canonical: string, database: string): void 
 /** A name given to a table function or to the IN family, where the analyzer may take it for a table. */
 function isTableArgument(node: AstNode): boolean {
   const fn = node.parent?.parent;
-  if (fn?.kind !== 'Function' || node.parent !== fn.children.at(-1)) return false;
+  if (fn?.kind !== 'Function' || node.parent !== fn.children[0]) return false;
   return fn.parent?.kind === 'TableExpression' || IN_FUNCTIONS.test(fn.name.toLowerCase());
 }
 
 function checkFunction(node: AstNode, database: string): void {
-  const fn = node.name.toLowerCase();
-  if (node.parent?.kind === 'TableExpression') {
-    if (!GENERATORS.has(fn)) {
-      throw new SqlRefusal(
-        `the table function ${node.name} is not allowed: it reaches files, URLs, servers or other databases (allowed: numbers, generate_series, generateRandom, values)`,
-      );
-    }
-  } else if (OUTSIDE_READERS.test(fn)) {
-    throw new SqlRefusal(`the function ${node.name} is not allowed: it reads outside this workspace's tables`);
-  } else if (SERVER_INTROSPECTION.test(fn)) {
-    throw new SqlRefusal(`the function ${node.name} is not allowed: it tells about the server, not about this workspace's data`);
+  if (node.parent?.kind === 'TableExpression') return checkTableFunction(node);
+  const verdict = functionVerdict(node.name);
+  if (!verdict.allowed) throw new SqlRefusal(`the function ${node.name} is not allowed: ${verdict.reason}`);
+  const args = argumentsOf(node);
+  const typeAt = TYPE_ARGUMENT[verdict.name];
+  if (typeAt !== undefined) {
+    const arg = typeAt < 0 ? args.at(typeAt) : args[typeAt];
+    if (arg) checkTypeArgument(node.name, arg);
   }
-  if (node.parent?.kind === 'TableExpression' || IN_FUNCTIONS.test(fn)) {
-    for (const arg of argumentsOf(node)) if (arg.kind === 'Identifier') checkTableName(arg.name, database);
+  if (AGGREGATE_NAME_ARGUMENT.has(verdict.name) && args[0]) checkAggregateArgument(node.name, args[0]);
+  if (IN_FUNCTIONS.test(verdict.name.toLowerCase())) {
+    for (const arg of args) if (arg.kind === 'Identifier') checkTableName(arg.name, database);
+  }
+}
+
+/** A table function must be a generator of numbers given whole-number literals. */
+function checkTableFunction(node: AstNode): void {
+  if (!TABLE_FUNCTIONS.has(node.name.toLowerCase())) {
+    throw new SqlRefusal(
+      `the table function ${node.name} is not allowed: statements read the workspace's tables, or numbers(), numbers_mt() and generate_series() given whole numbers`,
+    );
+  }
+  for (const arg of argumentsOf(node)) {
+    if (arg.kind !== 'Literal' || !WHOLE_NUMBER_LITERAL.test(arg.name)) {
+      throw new SqlRefusal(`the arguments of ${node.name}() must be whole numbers written out (such as numbers(10) or generate_series(1, 5))`);
+    }
+  }
+}
+
+/** A type name given as a string must be a literal that the guard's type grammar accepts. */
+function checkTypeArgument(fn: string, arg: AstNode): void {
+  const text = literalString(arg);
+  if (text === undefined) throw new SqlRefusal(`the type argument of ${fn} must be a string literal naming a type (such as 'UInt64')`);
+  const problem = typeProblem(text);
+  if (problem !== undefined) throw new SqlRefusal(`the type '${text}' given to ${fn} is not allowed: ${problem}`);
+}
+
+/** An aggregate function named in a string must be an allowed one, with literal parameters at most. */
+function checkAggregateArgument(fn: string, arg: AstNode): void {
+  const text = literalString(arg);
+  const name = text === undefined ? undefined : AGGREGATE_NAME.exec(text)?.[1];
+  if (name === undefined || !isAllowedAggregate(name)) {
+    throw new SqlRefusal(`the first argument of ${fn} must be a string literal naming an allowed aggregate function (such as 'sum' or 'quantile(0.5)')`);
   }
 }
 
@@ -230,7 +278,7 @@ async function checkResolvedTables(sandbox: Sandbox, database: string, canonical
     const table = /\btable_name: (.*)$/.exec(line)?.[1];
     if (table !== undefined && table !== IMPLICIT_TABLE) checkTableName(table, database);
     const fn = /\btable_function_name: (\w+)/.exec(line)?.[1];
-    if (fn !== undefined && !GENERATORS.has(fn.toLowerCase())) throw new SqlRefusal(`the table function ${fn} is not allowed`);
+    if (fn !== undefined && !TABLE_FUNCTIONS.has(fn.toLowerCase())) throw new SqlRefusal(`the table function ${fn} is not allowed`);
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The kinds of node a SELECT's tree may hold, as `EXPLAIN AST` names them. The guard knows where
- * each of these can name a table; a kind it does not know (new syntax of a later engine) is
- * refused rather than let through unjudged.
+ * each of these can name a table, and each prints everything it holds as child nodes, so nothing
+ * is hidden from the guard; a kind it does not know (new syntax of a later engine) is refused
+ * rather than let through unjudged. `APPLY(f)` (ColumnsApplyTransformer) prints neither the
+ * function it applies nor its lambda, so it is not among them.
  */
 const SELECT_SYNTAX = new Set([
   'SelectWithUnionQuery',
@@ -20,7 +22,6 @@ const SELECT_SYNTAX = new Set([
   'QualifiedColumnsRegexpMatcher',
   'QualifiedColumnsListMatcher',
   'ColumnsTransformerList',
-  'ColumnsApplyTransformer',
   'ColumnsExceptTransformer',
   'ColumnsReplaceTransformer',
   'ColumnsReplaceTransformer::Replacement',
