@@ -1,5 +1,6 @@
 import { loadConfig, shippedKeyVariables } from './config';
 import { createLogger } from './log';
+import { scrubStartupEnvironment, SECRET_VARIABLES } from './secret-environment';
 import { startService } from './service';
 
 let config;
@@ -10,6 +11,8 @@ try {
   process.exit(1);
 }
 const log = createLogger(config.logLevel);
+const notScrubbed = scrubStartupEnvironment(SECRET_VARIABLES);
+if (notScrubbed !== undefined) log.warn('keys stay readable in the start-up environment (/proc/self/environ)', { reason: notScrubbed });
 const shipped = shippedKeyVariables(config);
 if (shipped.length > 0) {
   log.warn('development keys from .env.defaults are in use; set your own before exposing the service', { variables: shipped });
