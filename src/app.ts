@@ -53,6 +53,7 @@ import { bodyBudget, type ByteBudget } from './http/body-budget';
 import { rateLimit, RateLimiter } from './http/rate-limit';
 import { collectFastPath } from './collect-fast-path';
 import { requestLog } from './http/request-log';
+import { REQUEST_TARGET_CONFIG, requestTarget } from './http/request-target';
 import { securityHeaders } from './http/security-headers';
 import type { Rate } from './http/token-buckets';
 import type { CidrList } from './net/address-ranges';
@@ -129,7 +130,8 @@ export function createApp(deps: AppDeps) {
   // Bun's own router takes these before Elysia sees them (filled in below, once the app exists).
   const fastRoutes: Record<string, Record<string, (request: Request, server: Server) => Promise<Response>>> = {};
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
-  const app = new Elysia({ normalize: false, serve: { routes: fastRoutes } as ElysiaConfig<''>['serve'] })
+  const app = new Elysia({ normalize: false, ...REQUEST_TARGET_CONFIG, serve: { routes: fastRoutes } as ElysiaConfig<''>['serve'] })
+    .use(requestTarget((): { fetch(request: Request): Response | Promise<Response> } => app))
     .use(requestLog(deps.log, deps.metrics.requestAnswered, collectionPaths))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(securityHeaders())
