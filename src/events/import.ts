@@ -21,7 +21,7 @@ const OVERLOAD_WAIT_MS = 200;
  * The longest an import reads and checks lines before it lets other requests run: a body arrives
  * (and inflates) faster than it is checked, so reading alone would never give the event loop back.
  */
-const SLICE_MS = 20;
+const SLICE_MS = 5;
 /** Decoded and split at once, at most: a chunk inflated whole (DecompressionStream under Deno) is taken a piece at a time. */
 const PIECE_BYTES = 64 * 1024;
 
