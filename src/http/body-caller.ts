@@ -1,4 +1,6 @@
 import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { BEARER } from './auth';
+import { BASIC } from './collection-auth';
 import { pathOf } from './url-path';
 
 export interface BodyCallerOptions {
@@ -7,9 +9,6 @@ export interface BodyCallerOptions {
   /** Paths that take no key at all (Plausible's events): every request may send its body. */
   keylessPaths: ReadonlySet<string>;
 }
-
-const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
-const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
 
 /**
  * The keys a request carries, in every way a route takes one: `Authorization` (Bearer, or Basic
