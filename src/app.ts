@@ -49,10 +49,12 @@ import { idleTimeoutOutsideRequests, idleTimeoutSeconds } from './http/idle-time
 import { jsonBody } from './http/json-body';
 import { unroutedAnswers, type RouteLike } from './http/methods';
 import { openApi } from './http/openapi';
-import { bodyBudget, type ByteBudget } from './http/body-budget';
+import { bodyBudget, BodyReservations, type ByteBudget } from './http/body-budget';
+import { bodyCaller } from './http/body-caller';
 import { rateLimit, RateLimiter } from './http/rate-limit';
 import { collectFastPath } from './collect-fast-path';
 import { requestLog } from './http/request-log';
+import { REQUEST_TARGET_CONFIG, requestTarget } from './http/request-target';
 import { securityHeaders } from './http/security-headers';
 import type { Rate } from './http/token-buckets';
 import type { CidrList } from './net/address-ranges';
@@ -61,6 +63,8 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   log: Logger;
   maxBodyBytes: number;
   requestBodyTimeoutMs: number;
+  /** The slowest a body may come, on average, after its first second (REQUEST_BODY_MIN_BYTES_PER_SECOND; 0: no minimum). */
+  requestBodyMinBytesPerSecond: number;
   httpIdleTimeoutMs: number;
   webhooks: WebhookSupervisor;
   metrics: ServiceMetrics;
@@ -126,21 +130,30 @@ export function createApp(deps: AppDeps) {
     trustedProxies: deps.trustedProxies,
     onLimited: deps.metrics.rateLimited,
   });
+  const pace = { timeoutMs: deps.requestBodyTimeoutMs, minBytesPerSecond: deps.requestBodyMinBytesPerSecond };
+  const reservations = new BodyReservations(deps.bodies, {
+    maxBodyBytes: deps.maxBodyBytes,
+    maxWaitMs: deps.requestBodyTimeoutMs,
+    trustedProxies: deps.trustedProxies,
+    onShed: deps.metrics.bodyShed,
+  });
   // Bun's own router takes these before Elysia sees them (filled in below, once the app exists).
   const fastRoutes: Record<string, Record<string, (request: Request, server: Server) => Promise<Response>>> = {};
   // normalize: false: Elysia would otherwise coerce `[]` or `"x"` into objects instead of refusing them.
-  const app = new Elysia({ normalize: false, serve: { routes: fastRoutes } as ElysiaConfig<''>['serve'] })
+  const app = new Elysia({ normalize: false, ...REQUEST_TARGET_CONFIG, serve: { routes: fastRoutes } as ElysiaConfig<''>['serve'] })
+    .use(requestTarget((): { fetch(request: Request): Response | Promise<Response> } => app))
     .use(requestLog(deps.log, deps.metrics.requestAnswered, collectionPaths))
     .use(idleTimeoutOutsideRequests(idleTimeoutSeconds(deps.httpIdleTimeoutMs)))
     .use(securityHeaders())
     .use(cors({ collectionPaths, consoleOrigins: new Set(deps.corsOrigins) }))
     .use(errorMapper(deps.log, unroutedAnswers((): readonly RouteLike[] => app.routes), clickhouseErrorAnswer))
     .use(rateLimit(limiter))
-    .use(bodyBudget(deps.bodies, { maxBodyBytes: deps.maxBodyBytes, maxWaitMs: deps.requestBodyTimeoutMs, onShed: deps.metrics.bodyShed }))
     .use(openApi(assets))
-    // Before the JSON body reader: it streams its body itself.
-    .use(eventImportRoutes(deps))
-    .use(jsonBody({ maxBytes: deps.maxBodyBytes, timeoutMs: deps.requestBodyTimeoutMs, streamedPaths: new Set([IMPORT_PATH]) }))
+    // Before the JSON body reader and the body budget's hooks: it streams its body itself, and
+    // reserves it once its key is checked.
+    .use(eventImportRoutes({ ...deps, reservations }))
+    .use(bodyBudget(reservations, bodyCaller(deps.store, { collectionPaths, keylessPaths: new Set([PLAUSIBLE_EVENT_PATH]) })))
+    .use(jsonBody({ maxBytes: deps.maxBodyBytes, pace, streamedPaths: new Set([IMPORT_PATH]) }))
     .use(statusRoutes(deps.storage.mode))
     .use(consoleRoutes(assets))
     .use(eventStreamRoutes(deps.store, deps.streams))
@@ -169,7 +182,7 @@ export function createApp(deps: AppDeps) {
     app.use(segmentBatchRoute(deps, deps.trackerCollectPath));
   }
   if (deps.fastCollection) {
-    const fast = { ...deps, limiter, onAnswered: deps.metrics.requestAnswered, onBodyRefused: (status: number) => deps.metrics.eventsRejected(undefined, status, 1) };
+    const fast = { ...deps, limiter, pace, onAnswered: deps.metrics.requestAnswered, onBodyRefused: (status: number) => deps.metrics.eventsRejected(undefined, status, 1) };
     fastRoutes[EVENTS_PATH] = {
       POST: collectFastPath(fast, app, {
         route: EVENTS_PATH,

@@ -4,11 +4,13 @@ import type { Server } from 'elysia/universal';
 import type { Logger } from './log';
 import { WORKSPACE_HEADER } from './http/auth';
 import type { ByteBudget } from './http/body-budget';
-import { decodeBody, handOnBody, rawBody, readWithin } from './http/json-body';
+import { addressKey, clientAddress } from './http/client-address';
+import { decodeBody, handOnBody, rawBody, readWithin, type BodyPace } from './http/json-body';
 import { HttpProblem } from './http/problem';
 import type { RateLimiter } from './http/rate-limit';
 import { logAnswer, requestIdOf, type AnsweredRequest } from './http/request-log';
 import { SECURITY_HEADERS } from './http/security-headers';
+import type { CidrList } from './net/address-ranges';
 import type { Principal } from './workspaces/workspace-store';
 
 export interface FastPathDeps {
@@ -19,7 +21,9 @@ export interface FastPathDeps {
   onAnswered: (answer: AnsweredRequest) => void;
   /** Told of a request refused here because its body never came whole (for metrics). */
   onBodyRefused: (status: number) => void;
-  requestBodyTimeoutMs: number;
+  pace: BodyPace;
+  /** Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES): its address's share of the body budget. */
+  trustedProxies: CidrList;
 }
 
 /** A collection route served on the fast path: its schema, how it finds the caller, and its handler. */
@@ -78,12 +82,13 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
     } catch {
       return app.fetch(request);
     }
-    if (!deps.bodies.tryAcquire(length)) return app.fetch(request);
+    const owner = addressKey(clientAddress(request, server, deps.trustedProxies));
+    if (!deps.bodies.tryAcquire(length, owner)) return app.fetch(request);
     const id = requestIdOf(request);
     try {
       let bytes: Uint8Array;
       try {
-        bytes = await readWithin(request, deps.requestBodyTimeoutMs, route.maxBytes);
+        bytes = await readWithin(request, deps.pace, route.maxBytes);
       } catch (err) {
         // The body never came whole (too slow, or cut short): the app's own answer, 408.
         const problem = err instanceof HttpProblem ? err : new HttpProblem(400, 'Bad Request', 'the body could not be read');
@@ -113,7 +118,7 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
       logAnswer(deps.log, deps.onAnswered, request, { id, route: route.route, status: route.status, ms: performance.now() - started, collected: true });
       return response;
     } finally {
-      deps.bodies.release(length);
+      deps.bodies.release(length, owner);
     }
   };
 

@@ -169,6 +169,7 @@ const SPEC = {
   maxEventsPerRequest: ['MAX_EVENTS_PER_REQUEST', int(1, 1_000_000)],
   maxEventBytes: ['MAX_EVENT_BYTES', int(256, 64 * 1024 * 1024)],
   requestBodyTimeoutMs: ['REQUEST_BODY_TIMEOUT_MS', int(100, 600_000)],
+  requestBodyMinBytesPerSecond: ['REQUEST_BODY_MIN_BYTES_PER_SECOND', int(0, 1024 * 1024 * 1024)],
   // Bun counts whole seconds, at most 255.
   httpIdleTimeoutMs: ['HTTP_IDLE_TIMEOUT_MS', int(1000, 255_000)],
   httpConnectionGate: ['HTTP_CONNECTION_GATE', bool],
@@ -212,6 +213,7 @@ const SPEC = {
   rateLimitReadPerAddress: ['RATE_LIMIT_READ_PER_ADDRESS', via(parseRate)],
   rateLimitAuthFailuresPerAddress: ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', via(parseRate)],
   maxBodyBytesInFlight: ['MAX_BODY_BYTES_IN_FLIGHT', int(1024 * 1024, 64 * 1024 * 1024 * 1024)],
+  maxBodyBytesPerAddress: ['MAX_BODY_BYTES_PER_ADDRESS', int(1024, 64 * 1024 * 1024 * 1024)],
   queryWorkspaceConcurrency: ['QUERY_WORKSPACE_CONCURRENCY', int(1, 64)],
   queryWorkspaceQueueMax: ['QUERY_WORKSPACE_QUEUE_MAX', int(0, 100_000)],
   queryWorkspaceSecondsPerMinute: ['QUERY_WORKSPACE_SECONDS_PER_MINUTE', int(0, 3600)],

@@ -79,7 +79,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const streams = new EventStreams({ maxConnectionsPerKey: config.streamMaxConnectionsPerKey, bufferBytes: config.streamBufferBytes, heartbeatMs: STREAM_HEARTBEAT_MS });
   store.onDatabasesChanged(() => streams.retainWorkspaces((id) => store.find(id) !== undefined));
   // Sampled at scrape time only, once the buffer and the supervisor exist.
-  const bodies = new ByteBudget(config.maxBodyBytesInFlight);
+  const bodies = new ByteBudget(config.maxBodyBytesInFlight, config.maxBodyBytesPerAddress);
   const metrics = createServiceMetrics({
     ingestQueueDepth: () => buffer.depth,
     ingestLogBytes: () => buffer.logBytes,

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
+import type { BodyReservations } from '../http/body-budget';
 import { HttpProblem, invalidInput, problems } from '../http/problem';
 import { WorkspaceGate } from '../http/streamed-export';
 import type { MonotonicClock } from '../monotonic-clock';
@@ -19,6 +20,8 @@ export interface ImportRoutesDeps {
   buffer: IngestBuffer;
   clock: MonotonicClock;
   maxEventBytes: number;
+  /** The body budget: an import reserves its body once its key is checked, as the JSON routes do. */
+  reservations: BodyReservations;
 }
 
 /** The NDJSON of a request, inflated when it is gzip (by Content-Encoding or Content-Type). */
@@ -44,14 +47,19 @@ export function eventImportRoutes(deps: ImportRoutesDeps) {
   const gate = new WorkspaceGate(IMPORTS_PER_WORKSPACE, 'imports');
   return new Elysia({ name: 'event-import', normalize: false }).use(auth(deps.store)).post(
     IMPORT_PATH,
-    async ({ request, principal }) => {
+    async ({ request, principal, server }) => {
       const database = principal.workspace.databaseName;
       const body = ndjsonStream(request);
-      const release = gate.enter(database);
+      await deps.reservations.reserve(request, server);
       try {
-        return await importEvents(deps, database, body);
+        const release = gate.enter(database);
+        try {
+          return await importEvents(deps, database, body);
+        } finally {
+          release();
+        }
       } finally {
-        release();
+        deps.reservations.release(request);
       }
     },
     {

@@ -7,6 +7,7 @@ import { lacksEventName, toStoredInput, TRACK_NEEDS_EVENT } from './event-input'
 import { acceptEvent, type AcceptedEvent } from './event-rows';
 import { IngestOverloadedError, type IngestBuffer } from './ingest-buffer';
 import { EventDTO } from './model';
+import { TimeSlices } from './time-slices';
 
 /** Lines validated and submitted together: large inserts, a bounded amount in memory. */
 const IMPORT_BATCH_LINES = 10_000;
@@ -16,6 +17,13 @@ const BATCHES_IN_FLIGHT = 2;
 const MAX_LISTED_ERRORS = 1000;
 /** How long an import waits when the ingest queue is full before submitting again. */
 const OVERLOAD_WAIT_MS = 200;
+/**
+ * The longest an import reads and checks lines before it lets other requests run: a body arrives
+ * (and inflates) faster than it is checked, so reading alone would never give the event loop back.
+ */
+const SLICE_MS = 5;
+/** Decoded and split at once, at most: a chunk inflated whole (DecompressionStream under Deno) is taken a piece at a time. */
+const PIECE_BYTES = 64 * 1024;
 
 const checkEvent = TypeCompiler.Compile(EventDTO);
 
@@ -70,9 +78,11 @@ async function* lines(body: ReadableStream<Uint8Array>, maxLength: number): Asyn
     } else partial += rest;
   };
   for await (const chunk of body) {
-    const out: Line[] = [];
-    flush(decoder.decode(chunk, { stream: true }), out);
-    if (out.length > 0) yield out;
+    for (let at = 0; at < chunk.byteLength; at += PIECE_BYTES) {
+      const out: Line[] = [];
+      flush(decoder.decode(chunk.subarray(at, at + PIECE_BYTES), { stream: true }), out);
+      if (out.length > 0) yield out;
+    }
   }
   const out: Line[] = [];
   flush(decoder.decode() + '\n', out);
@@ -102,7 +112,7 @@ function readLine(text: string): { event: EventDTO } | { detail: string } {
  * the ingest buffer in batches of IMPORT_BATCH_LINES (so messageId de-duplication, suppression
  * and webhooks apply as for `POST /events`), bad ones are reported with their numbers. Memory
  * holds a couple of batches whatever the size of the upload, and reading waits while they are
- * being inserted.
+ * being inserted. It runs in slices of SLICE_MS, so other requests are served meanwhile.
  */
 export async function importEvents(deps: ImportDeps, database: string, body: ReadableStream<Uint8Array>): Promise<ImportSummary> {
   const summary: ImportSummary = { stored: 0, duplicates: 0, suppressed: 0, errorCount: 0, errors: [] };
@@ -130,9 +140,11 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
   const batchLines = Math.min(IMPORT_BATCH_LINES, deps.buffer.capacity);
   let batch: AcceptedEvent[] = [];
   let lastLine = 0;
+  const slices = new TimeSlices(SLICE_MS);
   try {
     for await (const chunk of lines(body, deps.maxEventBytes)) {
       for (const { line, text, length } of chunk) {
+        if (slices.due()) await slices.pause();
         lastLine = line;
         if (text === undefined || Buffer.byteLength(text) > deps.maxEventBytes) {
           fail(line, `is over ${deps.maxEventBytes} bytes, the limit of an event (${length} characters)`);

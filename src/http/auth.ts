@@ -14,7 +14,8 @@ const ALLOWED: Record<Scope, readonly KeyKind[]> = {
   admin: ['admin'],
 };
 
-const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+/** An `Authorization: Bearer <key>` header; the key is its group. */
+export const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 /** The key of an `Authorization: Bearer <key>` header; 401 when missing or malformed. */
 export function bearerKey(authorization: string | undefined): string {

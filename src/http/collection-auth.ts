@@ -3,7 +3,8 @@ import { authenticate, authorize, rememberPrincipal, workspaceHeaderOf } from '.
 import { decodeBody, type JsonTypes } from './json-body';
 import { forbidden, unauthorized } from './problem';
 
-const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
+/** An `Authorization: Basic <base64>` header; the base64 is its group. */
+export const BASIC = /^Basic +([A-Za-z0-9+/=_-]+) *$/i;
 const BEARER = /^Bearer /i;
 
 /** Basic headers that held a valid key, and the key: a client sends the same one with every call. */

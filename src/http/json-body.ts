@@ -16,8 +16,8 @@ export interface BodyLimits {
   maxBytes: number;
   /** Routes that read their body as a stream under limits of their own (an import): neither read nor limited here. */
   streamedPaths?: ReadonlySet<string>;
-  /** The whole body must arrive within this long, or the request gets 408 and its connection closes. */
-  timeoutMs: number;
+  /** How fast the body must come, or the request gets 408 and its connection closes. */
+  pace: BodyPace;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -88,41 +88,71 @@ export function handOnBody(request: Request, bytes: Uint8Array): void {
   readElsewhere.set(request, bytes);
 }
 
+/** Whether `request`'s body was read before the app saw it (and is held under that reader's reservation). */
+export const bodyHandedOn = (request: Request): boolean => readElsewhere.has(request);
+
+/** The body of a request whose body is left unread (its route refuses it whatever it holds): empty. */
+export function unreadBody(request: Request, contentType: string): RawBody {
+  decodedSizes.set(request, 0);
+  return new RawBody(contentType, '');
+}
+
 /** A body's bytes as the JSON routes read them (`decodeBody` then decodes them); throws on invalid UTF-8. */
 export function rawBody(bytes: Uint8Array, contentType: string): RawBody {
   return new RawBody(contentType, strictUtf8.decode(bytes));
+}
+
+/** How fast a body must come: whole within `timeoutMs`, and at `minBytesPerSecond` on average once RATE_GRACE_MS passed (0: no minimum). */
+export interface BodyPace {
+  timeoutMs: number;
+  minBytesPerSecond: number;
+}
+
+/**
+ * Bodies up to this size (by Content-Length) are read whole by the runtime: far cheaper per request
+ * than a stream reader (single-event requests spent a sixth of their time in one). Larger ones are
+ * read as a stream, so that their rate can be watched as they come.
+ */
+const WHOLE_READ_BYTES = 64 * 1024;
+/** The first second of a body is not held to the minimum rate: a connection's first round trips. */
+const RATE_GRACE_MS = 1000;
+
+/** A body being read: when it began, what came so far, and how it is refused if it is too slow. */
+interface BodyWatch {
+  started: number;
+  /** When the body must be whole, and why, if it is not by then. */
+  deadline: number;
+  deadlineDetail: string;
+  /** Bytes come so far; Infinity for a body read whole (its rate is in its deadline). */
+  received: number;
+  minBytesPerSecond: number;
+  expire(detail: string): void;
 }
 
 /**
  * The body's bytes, but no more than `limit`: a body sent without Content-Length (chunked) is not
  * held in memory past it. The transport admits larger bodies for the streamed routes.
  */
-async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+async function readAtMost(request: Request, limit: number, watch: BodyWatch, cut: () => boolean): Promise<Uint8Array> {
   const handedOn = readElsewhere.get(request);
   if (handedOn) return handedOn;
-  // With a Content-Length within the limit, the runtime reads it whole: far cheaper per request
-  // than a stream reader (single-event requests spent a sixth of their time in one).
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) < limit) return new Uint8Array(await request.arrayBuffer());
+  if (declared !== null && Number(declared) < limit && Number(declared) <= WHOLE_READ_BYTES) return new Uint8Array(await request.arrayBuffer());
+  watch.received = 0;
   const chunks: Uint8Array[] = [];
-  let total = 0;
   for await (const chunk of request.body ?? []) {
+    // Refused meanwhile (too slow): what comes next is not kept.
+    if (cut()) break;
     chunks.push(chunk);
-    total += chunk.byteLength;
-    if (total >= limit) break;
+    watch.received += chunk.byteLength;
+    if (watch.received >= limit) break;
   }
   return Buffer.concat(chunks);
 }
 
-/** A body being read: when it is due, and how it is refused if it is not whole by then. */
-interface BodyWatch {
-  deadline: number;
-  expire(): void;
-}
-
 /**
  * Bodies being read, checked by one timer: a timer and a race per request were a measurable
- * share of a single-event request's time. A 408 comes at most SWEEP_MS after its deadline.
+ * share of a single-event request's time. A 408 comes at most SWEEP_MS after it is due.
  */
 const watches = new Set<BodyWatch>();
 const SWEEP_MS = 50;
@@ -131,27 +161,55 @@ let sweeper: ReturnType<typeof setInterval> | undefined;
 function sweep(): void {
   const now = performance.now();
   for (const watch of watches) {
-    if (watch.deadline > now) continue;
+    const elapsed = now - watch.started;
+    let detail: string;
+    if (watch.deadline <= now) detail = watch.deadlineDetail;
+    else if (elapsed > RATE_GRACE_MS && watch.received < (watch.minBytesPerSecond * elapsed) / 1000) detail = tooSlow(watch.minBytesPerSecond);
+    else continue;
     watches.delete(watch);
-    watch.expire();
+    watch.expire(detail);
   }
   if (watches.size > 0) return;
   clearInterval(sweeper);
   sweeper = undefined;
 }
 
-/** The body's bytes within `timeoutMs`; a body that trickles in (a slow client) gets 408. */
-export function readWithin(request: Request, timeoutMs: number, maxBytes: number): Promise<Uint8Array> {
-  const reading = readAtMost(request, maxBytes + 1);
+const tooSlow = (minBytesPerSecond: number) => `the body came at fewer than ${minBytesPerSecond} bytes a second (REQUEST_BODY_MIN_BYTES_PER_SECOND)`;
+
+/**
+ * The body's bytes within `pace`: a body that trickles in (a slow client) gets 408, once below the
+ * minimum rate or past the timeout, whichever comes first. A body read whole is due when it would
+ * be at the minimum rate (its Content-Length's worth).
+ */
+export function readWithin(request: Request, pace: BodyPace, maxBytes: number): Promise<Uint8Array> {
+  const started = performance.now();
+  let deadline = started + pace.timeoutMs;
+  let deadlineDetail = `the body did not arrive within ${pace.timeoutMs} ms`;
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (pace.minBytesPerSecond > 0 && declared >= 0) {
+    const due = started + RATE_GRACE_MS + (declared / pace.minBytesPerSecond) * 1000;
+    if (due < deadline) {
+      deadline = due;
+      deadlineDetail = tooSlow(pace.minBytesPerSecond);
+    }
+  }
+  let cut = false;
   return new Promise((resolve, reject) => {
     const watch: BodyWatch = {
-      deadline: performance.now() + timeoutMs,
-      expire: () => reject(new HttpProblem(408, 'Request Timeout', `the body did not arrive within ${timeoutMs} ms`, { headers: { connection: 'close' } })),
+      started,
+      deadline,
+      deadlineDetail,
+      received: Number.POSITIVE_INFINITY,
+      minBytesPerSecond: pace.minBytesPerSecond,
+      expire: (detail) => {
+        cut = true;
+        reject(new HttpProblem(408, 'Request Timeout', detail, { headers: { connection: 'close' } }));
+      },
     };
     watches.add(watch);
     sweeper ??= setInterval(sweep, SWEEP_MS);
     // A client that goes away after the deadline rejects a promise already settled: nothing to hear.
-    reading.then(
+    readAtMost(request, maxBytes + 1, watch, () => cut).then(
       (bytes) => {
         watches.delete(watch);
         resolve(bytes);
@@ -177,7 +235,7 @@ export function jsonBody(limits: BodyLimits) {
       if (length > limits.maxBytes && !limits.streamedPaths?.has(pathOf(request.url))) throw payloadTooLarge(`the request body is ${length} bytes; the limit is ${limits.maxBytes}`);
     })
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      const bytes = await readWithin(request, limits.timeoutMs, limits.maxBytes);
+      const bytes = await readWithin(request, limits.pace, limits.maxBytes);
       if (bytes.byteLength > limits.maxBytes) throw payloadTooLarge(`the request body is over the limit of ${limits.maxBytes} bytes`);
       const declared = request.headers.get('content-length');
       if (declared !== null && Number(declared) !== bytes.byteLength) {
