@@ -53,9 +53,11 @@ const EXPORTS_IN_FLIGHT = 2;
 /** A reason with its particulars blanked, so that refusals group by rule. */
 const reasonShape = (reason: string) =>
   reason
+    .replace(/\.? \([A-Z_]+\)\s*$/, '')
     .replace(/`[^`]*`|'[^']*'|"[^"]*"/g, '…')
-    .replace(/\b[a-z_]*\d[\w]*\b/gi, 'N')
-    .slice(0, 90);
+    .replace(/\b\w*(?:\d|_)\w*\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .slice(0, 100);
 
 /**
  * A 5xx is a fault, except ClickHouse's NOT_IMPLEMENTED (code 48) on /clickhouse, which it answers
