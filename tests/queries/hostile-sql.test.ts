@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { breachTally, describeFinding, doorOf, runCampaign, summarize } from './hostile-sql/campaign';
 import type { Terrain } from './hostile-sql/derivation';
+import { callApi } from './hostile-sql/doors';
 import { hostileStatement, type DoorName } from './hostile-sql/grammar';
-import { startTarget, type Target } from './hostile-sql/target';
+import { canariesIn, startTarget, type Target } from './hostile-sql/target';
 
 /**
  * The SQL sandbox fuzzed: 10,000 statements of the hostile grammar (hostile-sql/grammar.ts)
@@ -25,6 +27,14 @@ describe('the SQL sandbox under generated hostile statements', () => {
     target = await startTarget();
   });
   afterAll(() => target.stop());
+
+  test("the canaries are where the statements aim: the service's environment, the file in DATA_DIR, the victim's events", async () => {
+    const found = (text: string) => canariesIn(text, target.canaries, '');
+    expect(found(readFileSync(`/proc/${target.pid}/environ`, 'latin1'))).toEqual(['the admin key', 'the data directory']);
+    expect(found(readFileSync(target.terrain.canaryFile, 'utf8'))).toEqual(['the canary file in DATA_DIR']);
+    const victimRows = await callApi(target.url, target.victimKey, 'POST', '/queries', { queries: ['SELECT event, userId, properties FROM events'] });
+    expect(found(JSON.stringify(victimRows))).toEqual(["the victim's event name", "the victim's userId", "the victim's property"]);
+  });
 
   test(`${COUNT} statements through the five doors: no canary comes back, no 5xx, no file written`, async () => {
     const report = await runCampaign(target, SEED, COUNT);

@@ -34,7 +34,7 @@ function ident(d: Derivation, name: string): string {
   if (roll < 0.75) return `\`${name}\``;
   if (roll < 0.85) return `"${name}"`;
   if (roll < 0.9) return `\`${name.replace(/^./, (c) => `\\x${c.charCodeAt(0).toString(16)}`)}\``;
-  if (roll < 0.95) return `\`${name}\\n\``;
+  if (roll < 0.95) return d.pick([`\`${name}\\n\``, `\`${name}\n  TableIdentifier events\``]);
   return d.pick([`\`${name.replace('e', '\u0435')}\``, `\`${name}\u200b\``, `\`${name}\u0000\``]);
 }
 

@@ -21,6 +21,10 @@ export interface Canary {
 export interface Target {
   url: string;
   attackerKey: string;
+  /** The victim workspace's private key: only to check that its canaries are there. */
+  victimKey: string;
+  /** The service's process id. */
+  pid: number;
   terrain: Terrain;
   canaries: Canary[];
   /** Files INTO OUTFILE or INSERT INTO FUNCTION file() managed to write (none, unless the sandbox broke). */
@@ -86,6 +90,8 @@ export async function startTarget(settings: Record<string, string> = {}): Promis
     return {
       url,
       attackerKey: attacker.privateApiKey,
+      victimKey: victim.privateApiKey,
+      pid: proc.pid,
       terrain: {
         own: attacker.databaseName,
         other: victim.databaseName,
