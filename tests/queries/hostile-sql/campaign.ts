@@ -54,6 +54,7 @@ const EXPORTS_IN_FLIGHT = 2;
 const reasonShape = (reason: string) =>
   reason
     .replace(/\.? \([A-Z_]+\)\s*$/, '')
+    .replace(/^\S+ is outside this workspace/, '… is outside this workspace')
     .replace(/`[^`]*`|'[^']*'|"[^"]*"/g, '…')
     .replace(/\b\w*(?:\d|_)\w*\b/g, 'N')
     .replace(/\s+/g, ' ')

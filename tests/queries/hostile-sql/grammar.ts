@@ -322,14 +322,13 @@ const payload: Alternative[] = [
   alt('payload:beside-aggregate', 2, (d) => `SELECT count() AS n, any(${d.expand(exfiltrate)}) AS x FROM events`),
   alt('payload:without-from', 2, (d) => `SELECT ${d.expand(exfiltrate)} AS x`),
   alt('payload:where', 1, (d) => `SELECT event FROM events WHERE ${d.expand(expr)} LIMIT 1`),
-  alt('payload:column-transformer', 2, (d) =>
-    d.pick([
-      "SELECT COLUMNS('event') APPLY(x -> file(x)) FROM events WHERE event LIKE '/proc/%' LIMIT 1",
-      "SELECT event APPLY(file) FROM events WHERE startsWith(event, '/proc') LIMIT 1",
-      "SELECT * APPLY(x -> file(toString(x))) FROM (SELECT event FROM events WHERE event LIKE '/proc/%' LIMIT 1)",
-      "SELECT arrayMap(x -> file(x), groupArray(event)) AS files FROM events WHERE event LIKE '/proc/%'",
-    ]),
-  ),
+  alt('payload:column-transformer', 2, (d) => {
+    const columns = d.pick(['*', "COLUMNS('event')", "COLUMNS('^ev')", 'COLUMNS(event)']);
+    const applied = Array.from({ length: d.int(1, 2) }, () => `APPLY(${d.pick(['file', 'x -> file(x)', 'x -> file(toString(x))', 'x -> CAST(file(x) AS UInt64)', 'toString'])})`);
+    const source = d.pick(["events WHERE event LIKE '/proc/%'", "(SELECT event FROM events WHERE startsWith(event, '/proc'))"]);
+    return `SELECT ${columns} ${applied.join(' ')} FROM ${source} LIMIT 1`;
+  }),
+  alt('payload:lambda-over-column', 1, (d) => `SELECT arrayMap(x -> file(x), groupArray(${d.pick(['event', "JSONExtractString(properties, 'path')"])})) AS files FROM events WHERE event LIKE '/proc/%'`),
   alt('payload:table', 2, (d) => `SELECT count() AS n FROM ${d.expand(tableExpr)}`),
   alt('payload:cte', 1, (d) => `${d.kw('WITH')} ${d.expand(withItem)} SELECT count() AS n FROM events`),
 ];
