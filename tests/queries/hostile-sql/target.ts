@@ -1,7 +1,7 @@
 /**
  * The service the hostile-SQL fuzzer attacks, with canaries a breach would reveal: the service
- * runs as a process of its own (so /proc/self/environ is its environment, which holds its admin
- * key and DATA_DIR), over a fresh DATA_DIR holding a canary file; a victim workspace has marked
+ * runs as a process of its own (so /proc/self/environ is its start-up environment: DATA_DIR and a
+ * marked variable; its admin key is there too until the service overwrites it at start), over a fresh DATA_DIR holding a canary file; a victim workspace has marked
  * events and a webhook with a marked URL path and its signing secret. The attacker is another
  * workspace's private key. Every canary is random, so no answer can hold one by chance.
  */
@@ -45,6 +45,7 @@ export async function startTarget(settings: Record<string, string> = {}): Promis
   mkdirSync(dataDir);
   mkdirSync(outfileDir);
   const adminKey = marker('sk_admin_');
+  const environmentMark = marker('ENVCANARY');
   const meta = `meta_${marker('').slice(0, 12)}`;
   let service: ServiceProcess | undefined;
   try {
@@ -54,6 +55,7 @@ export async function startTarget(settings: Record<string, string> = {}): Promis
       PRIVATE_API_KEYS: adminKey,
       PUBLIC_API_KEYS: marker('pk_admin_'),
       EGRESS_ALLOWLIST: '127.0.0.0/8',
+      HOSTILE_SQL_CANARY: environmentMark,
       // The fuzzer keeps 6 statements and a dashboard's 4 tiles in flight; a statement that runs
       // long (a read of an unreachable address) should not hold a slot for long.
       QUERY_WORKSPACE_CONCURRENCY: '2',
@@ -104,6 +106,7 @@ export async function startTarget(settings: Record<string, string> = {}): Promis
       canaries: [
         { what: 'the admin key', value: adminKey },
         { what: 'the data directory', value: dataDir },
+        { what: "a variable of the service's environment", value: environmentMark },
         { what: 'the canary file in DATA_DIR', value: fileMarker },
         { what: "the victim's event name", value: victimMarks.event },
         { what: "the victim's userId", value: victimMarks.userId },
