@@ -27,7 +27,9 @@ interface Token {
 
 const WORD = /[A-Za-z_][A-Za-z0-9_$]*/y;
 const NUMBER = /[0-9][0-9A-Za-z_.]*/y;
-const PARAM = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/y;
+// A type holding quotes (`{p:Enum8('}' = 1)}`) is not read as a placeholder: its `}` could be
+// inside a string, and the quotes are then read as the literals the engine sees.
+const PARAM = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}'"`]+?)\s*\}/y;
 const PARAM_PARTS = new RegExp(`^${PARAM.source}$`);
 const INTEGER_TYPE = /^U?Int(?:8|16|32|64)$/;
 

@@ -265,7 +265,7 @@ export class QueryRunner {
       statement = await guardStatement(sandbox, database, sql, params);
       this.verdicts.set(database, key, statement);
     }
-    return (await this.options.fastReads?.prepare(sandbox, database, statement, params)) ?? statement;
+    return (await this.options.fastReads?.prepare(sandbox, database, statement, params, (rewritten) => approvedOrUndefined(sandbox, database, rewritten, params))) ?? statement;
   }
 
   /** The scheduler runs at most `concurrency` tasks, so a sandbox is always free when one starts. */
@@ -276,6 +276,16 @@ export class QueryRunner {
     } finally {
       this.idle.push(sandbox);
     }
+  }
+}
+
+/** The guard's verdict on `sql`, or undefined when it refuses it or the engine cannot parse it. */
+async function approvedOrUndefined(sandbox: Sandbox, database: string, sql: string, params: Params): Promise<string | undefined> {
+  try {
+    return await guardStatement(sandbox, database, sql, params);
+  } catch (err) {
+    if (err instanceof SqlRefusal || err instanceof SqlUnsupported || err instanceof StorageQueryError) return undefined;
+    throw err;
   }
 }
 
