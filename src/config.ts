@@ -191,6 +191,8 @@ const SPEC = {
   queryMaxResultRows: ['QUERY_MAX_RESULT_ROWS', int(1, 100_000_000)],
   queryMaxResultBytes: ['QUERY_MAX_RESULT_BYTES', int(1024, 16 * 1024 * 1024 * 1024)],
   queryMaxMemoryBytes: ['QUERY_MAX_MEMORY_BYTES', int(1024 * 1024, 1024 * 1024 * 1024 * 1024)],
+  queryMaxRequestResultBytes: ['QUERY_MAX_REQUEST_RESULT_BYTES', int(1024, 64 * 1024 * 1024 * 1024)],
+  queryResultBytesInFlight: ['QUERY_RESULT_BYTES_IN_FLIGHT', int(1024, 64 * 1024 * 1024 * 1024)],
   queryConcurrency: ['QUERY_CONCURRENCY', int(1, 64)],
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
   propertyColumnsMax: ['PROPERTY_COLUMNS_MAX', int(0, 1000)],

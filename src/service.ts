@@ -17,6 +17,7 @@ import { MonotonicClock } from './monotonic-clock';
 import { EgressPolicy } from './net/egress-policy';
 import { systemResolver, type HostResolver } from './net/host-resolver';
 import { QueryRunner } from './queries/query-runner';
+import { ResultBudget } from './queries/result-budget';
 import { FastReads } from './properties/fast-reads';
 import { ReadColumns } from './properties/read-columns';
 import { engineSessions, engineThreads } from './storage/engine-threads';
@@ -194,6 +195,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       },
       onStatement: metrics.statementRan,
       fastReads,
+      results: new ResultBudget(config.queryResultBytesInFlight, config.queryMaxRequestResultBytes, config.httpIdleTimeoutMs),
     },
     log,
   );

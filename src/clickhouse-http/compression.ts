@@ -22,8 +22,8 @@ function chosenEncoding(acceptEncoding: string | null): string | undefined {
  * The answer's body, compressed when the client asked for it as ClickHouse wants it asked
  * (`enable_http_compression=1` and an Accept-Encoding we have), and its Content-Encoding.
  */
-export async function encodedAnswer(chunks: Uint8Array[], compress: boolean, acceptEncoding: string | null): Promise<{ body: Blob; encoding: string | undefined }> {
+export async function encodedAnswer(chunks: Uint8Array[], compress: boolean, acceptEncoding: string | null): Promise<{ body: Uint8Array[]; encoding: string | undefined }> {
   const encoding = compress ? chosenEncoding(acceptEncoding) : undefined;
-  if (encoding === undefined) return { body: new Blob(chunks), encoding };
-  return { body: new Blob([await ENCODERS[encoding]!(Buffer.concat(chunks))]), encoding };
+  if (encoding === undefined) return { body: chunks, encoding };
+  return { body: [await ENCODERS[encoding]!(Buffer.concat(chunks))], encoding };
 }

@@ -8,6 +8,7 @@ import { CLICKHOUSE_PATH } from './model';
 /** ClickHouse's error codes this interface answers with itself (ClickHouse's src/Common/ErrorCodes.cpp). */
 export const CODES = {
   UNSUPPORTED_METHOD: 1,
+  CANNOT_PARSE_INPUT_ASSERTION_FAILED: 27,
   BAD_ARGUMENTS: 36,
   NOT_IMPLEMENTED: 48,
   UNKNOWN_TABLE: 60,

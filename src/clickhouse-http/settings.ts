@@ -7,9 +7,10 @@ import { clickhouseError } from './errors';
  * what it reaches:
  * - settings that would widen access (readonly other than 1, allow_ddl, introspection functions)
  *   are refused, as a readonly ClickHouse user refuses them (READONLY);
- * - a limit the client lowers is honoured; one it raises (or lifts with 0) keeps the sandbox's;
+ * - a limit the client lowers is honoured; one it raises (or lifts with 0) keeps the sandbox's; one
+ *   whose value is no number is refused, as ClickHouse refuses it (CANNOT_PARSE_INPUT_ASSERTION_FAILED);
  * - settings that only shape the output (`output_format_*`, `date_time_output_format`, CSV and
- *   TSV options) are honoured;
+ *   TSV options) are honoured; a value the engine does not take is the statement's error (400);
  * - any other (`wait_end_of_query`, `send_progress_in_http_headers`, a query's own tuning...) is
  *   ignored: the answer is the same without it.
  */
@@ -35,6 +36,8 @@ const OUTPUT_SETTING = /^(?:output_format_[a-z0-9_]+|format_(?:csv|tsv|custom)_[
 /** A value an output setting may take: short, printable, nothing that could read as another argument. */
 const OUTPUT_VALUE = /^[\x20-\x7e]{0,64}$/;
 const WHOLE_NUMBER = /^\d{1,20}$/;
+/** Seconds, as ClickHouse takes `max_execution_time`: a fraction too. */
+const SECONDS = /^\d{1,20}(?:\.\d{1,9})?$/;
 
 export interface StatementSettings {
   /** The ClickHouse settings the statement runs with, readonly last. */
@@ -50,9 +53,12 @@ export function statementSettings(client: ReadonlyMap<string, string>, limits: S
   for (const [name, value] of client) {
     if (WIDENING[name]?.(value)) throw clickhouseError('READONLY', `Cannot modify '${name}' setting in readonly mode`);
     const limit = LIMITS[name];
-    if (limit && WHOLE_NUMBER.test(value) && Number(value) > 0) {
+    if (limit) {
+      if (!(limit === 'timeoutMs' ? SECONDS : WHOLE_NUMBER).test(value)) {
+        throw clickhouseError('CANNOT_PARSE_INPUT_ASSERTION_FAILED', `Cannot parse the value of setting '${name}': ${JSON.stringify(value)} is not ${limit === 'timeoutMs' ? 'a number of seconds' : 'a whole number'}`);
+      }
       const asked = limit === 'timeoutMs' ? Number(value) * 1000 : Number(value);
-      lowered[limit] = Math.min(lowered[limit], asked);
+      if (asked > 0) lowered[limit] = Math.min(lowered[limit], asked);
     } else if (OUTPUT_SETTING.test(name) && !FILE_SETTINGS.has(name) && OUTPUT_VALUE.test(value)) {
       output[name] = value;
     }

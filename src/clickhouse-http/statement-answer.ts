@@ -1,3 +1,4 @@
+import { heldBody } from '../queries/held-answer';
 import type { QueryRunner } from '../queries/query-runner';
 import type { Storage } from '../storage/storage';
 import { Catalog } from './catalog';
@@ -33,15 +34,18 @@ export class StatementAnswer {
 
   async answer(request: Request, body: unknown, database: string): Promise<Response> {
     const started = performance.now();
+    const hold = this.deps.runner.resultHold();
     try {
       const asked = parseRequest(request, body);
       if (asked.database !== undefined && asked.database !== database && asked.database !== DEFAULT_DATABASE) throw outside(asked.database);
       const { settings, maxResultBytes } = statementSettings(asked.settings, this.deps.runner.limits);
       await this.deps.ingested(database);
       const { statement, params } = await this.introspection.rewrite(asked.statement, { database, settings });
-      const chunks = await this.deps.runner.answer(database, statement, { format: asked.format, params: { ...asked.params, ...params }, settings, maxResultBytes });
+      const chunks = await this.deps.runner.answer(database, statement, { format: asked.format, params: { ...asked.params, ...params }, settings, maxResultBytes }, hold);
       const { body: answered, encoding } = await encodedAnswer(chunks, asked.compress, request.headers.get('accept-encoding'));
-      return new Response(answered, {
+      // Also when the client goes before its answer is begun.
+      request.signal.addEventListener('abort', () => hold.release(), { once: true });
+      return new Response(heldBody(answered, hold), {
         headers: {
           'content-type': contentTypeOf(asked.format),
           'x-clickhouse-query-id': asked.queryId,
@@ -51,6 +55,7 @@ export class StatementAnswer {
         },
       });
     } catch (err) {
+      hold.release();
       throw asClickHouseError(err);
     }
   }

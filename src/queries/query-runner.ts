@@ -3,8 +3,9 @@ import { TokenBuckets } from '../http/token-buckets';
 import type { Logger } from '../log';
 import { resultTooLarge, sandboxSettings, StorageQueryError, type Params, type Row, type Sandbox, type SandboxLimits, type Storage, type StreamFormat } from '../storage/storage';
 import type { FastReads } from '../properties/fast-reads';
-import { parseResultRows } from './result-rows';
+import { parseResultRows, resultRowsJson } from './result-rows';
 import { FairScheduler } from './fair-scheduler';
+import type { ResultBudget, ResultHold } from './result-budget';
 import { guardStatement, SqlRefusal, SqlUnsupported } from './sql-guard';
 import { VerdictCache } from './verdict-cache';
 
@@ -27,7 +28,12 @@ export interface QueryRunnerOptions {
   onStatement?: (outcome: StatementOutcome, seconds: number) => void;
   /** Reads property values from the columns that store them where it can (src/properties/). */
   fastReads?: FastReads;
+  /** The result bytes held for answers not yet written, of every request (result-budget.ts). */
+  results: ResultBudget;
 }
+
+/** What a statement of a request answers when it was not run, another having failed first. */
+const NOT_RUN = Symbol('not run');
 
 /** Workspaces whose quota use is remembered, at most. */
 const QUOTA_WORKSPACES = 10_000;
@@ -113,17 +119,52 @@ export class QueryRunner {
    * Runs each statement in `database` and answers their rows in order. When any fails, the
    * error of the first failing one (by index) is thrown, naming that index.
    */
-  async run(database: string, statements: readonly string[]): Promise<Row[][]> {
-    this.admit(database, statements.length);
-    const outcomes = await Promise.allSettled(
-      statements.map((sql) => this.scheduler.schedule(database, () => this.withSandbox((s) => this.runOne(s, database, sql)))),
-    );
-    const rows: Row[][] = [];
-    for (const [index, outcome] of outcomes.entries()) {
-      if (outcome.status === 'rejected') throw statementProblem(index, outcome.reason);
-      rows.push(outcome.value);
+  run(database: string, statements: readonly string[]): Promise<Row[][]> {
+    return this.runEach(database, statements, parseResultRows);
+  }
+
+  /**
+   * As `run`, each statement's rows answered as the JSON text of their array (POST /queries's
+   * answer), and its result charged to `hold` as it is read: what a request holds is its answer's
+   * text, charged until written. On failure `hold` has nothing charged.
+   */
+  async runAnswers(database: string, statements: readonly string[], hold: ResultHold): Promise<string[]> {
+    try {
+      return await this.runEach(database, statements, (text) => {
+        hold.charge(Buffer.byteLength(text));
+        return resultRowsJson(text);
+      });
+    } catch (err) {
+      hold.release();
+      throw err;
     }
-    return rows;
+  }
+
+  /** A hold of one request's results, on the budget of every request's (result-budget.ts). */
+  resultHold(): ResultHold {
+    return this.options.results.hold();
+  }
+
+  private async runEach<T>(database: string, statements: readonly string[], shape: (text: string) => T): Promise<T[]> {
+    this.admit(database, statements.length);
+    // Once one has failed the answer is that failure: statements not yet begun are not run.
+    let failed = false;
+    const outcomes = await Promise.allSettled(
+      statements.map((sql) =>
+        this.scheduler.schedule(database, () => {
+          if (failed) return Promise.reject(NOT_RUN);
+          return this.withSandbox((s) => this.runOne(s, database, sql, shape)).catch((err) => {
+            failed = true;
+            throw err;
+          });
+        }),
+      ),
+    );
+    const answers: T[] = [];
+    const failure = outcomes.findIndex((outcome) => outcome.status === 'rejected' && outcome.reason !== NOT_RUN);
+    if (failure >= 0) throw statementProblem(failure, (outcomes[failure] as PromiseRejectedResult).reason);
+    for (const outcome of outcomes) answers.push((outcome as PromiseFulfilledResult<T>).value);
+    return answers;
   }
 
   /**
@@ -177,15 +218,24 @@ export class QueryRunner {
    * One statement's whole result streamed in `format` (an export): checked as `run` checks it (a
    * sandbox through the same scheduler, the same verdicts), then run on a connection of its own with
    * the sandbox's settings but no result limits. A refusal or failure, before or while it
-   * streams, is the problem of statement 0.
+   * streams, is the problem of statement 0. Each chunk is charged to the budget of results held
+   * until the next is asked for (it is then written), so an export holds one chunk at a time; a
+   * chunk that finds no room waits for it, and past the hold's `stallMs` the export fails (503).
    */
   async *export(database: string, sql: string, format: StreamFormat): AsyncIterable<Uint8Array> {
     this.admit(database, 1);
+    const hold = this.resultHold();
     try {
       const statement = await this.scheduler.schedule(database, () => this.withSandbox((s) => this.verdict(s, database, sql)));
-      yield* this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'inspect'), sandboxed: true });
+      for await (const chunk of this.storage.stream(statement, {}, format, { database, settings: sandboxSettings(this.options.limits, 'export'), sandboxed: true })) {
+        await hold.chargeWaiting(chunk.byteLength);
+        yield chunk;
+        hold.release();
+      }
     } catch (err) {
       throw statementProblem(0, err);
+    } finally {
+      hold.release();
     }
   }
 
@@ -193,10 +243,16 @@ export class QueryRunner {
    * One statement's answer in a ClickHouse output format, for ClickHouse's HTTP interface: checked
    * as `run` checks it, on the same scheduler, quota and metrics, then run with `settings` (a
    * sandbox's, readonly last) and the bound `params`. The answer is read whole, as `run` reads its
-   * rows, and refused past `maxResultBytes`. Errors are thrown as they came (the guard's refusals,
-   * the engine's errors), for the caller to tell in ClickHouse's words.
+   * rows, refused past `maxResultBytes`, and charged to `hold` as it is read (on failure nothing
+   * stays charged). Errors are thrown as they came (the guard's refusals, the engine's errors,
+   * the budget's), for the caller to tell in ClickHouse's words.
    */
-  async answer(database: string, sql: string, statement: { format: StreamFormat; params: Params; settings: Record<string, string>; maxResultBytes: number }): Promise<Uint8Array[]> {
+  async answer(
+    database: string,
+    sql: string,
+    statement: { format: StreamFormat; params: Params; settings: Record<string, string>; maxResultBytes: number },
+    hold: ResultHold,
+  ): Promise<Uint8Array[]> {
     this.admit(database, 1);
     return this.scheduler.schedule(database, () =>
       this.withSandbox((sandbox) =>
@@ -205,7 +261,7 @@ export class QueryRunner {
           async () => {
             const checked = await this.verdict(sandbox, database, sql, statement.params);
             const options = { database, settings: statement.settings, sandboxed: true };
-            return this.charged(database, () => readBounded(this.storage.stream(checked, statement.params, statement.format, options), statement.maxResultBytes));
+            return this.charged(database, () => readBounded(this.storage.stream(checked, statement.params, statement.format, options), statement.maxResultBytes, hold));
           },
           (chunks) => ({ format: statement.format, bytes: chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0) }),
         ),
@@ -224,15 +280,16 @@ export class QueryRunner {
     await Promise.all(this.idle.splice(0).map((s) => s.close()));
   }
 
-  private runOne(sandbox: Sandbox, database: string, sql: string): Promise<Row[]> {
+  private runOne<T>(sandbox: Sandbox, database: string, sql: string, shape: (text: string) => T): Promise<T> {
     return this.measured(
       database,
       async () => {
         const statement = await this.verdict(sandbox, database, sql);
-        return parseResultRows(await this.charged(database, () => sandbox.run(database, statement)));
+        const text = await this.charged(database, () => sandbox.run(database, statement));
+        return { text: text.length, answer: shape(text) };
       },
-      (rows) => ({ rows: rows.length }),
-    );
+      ({ text }) => ({ chars: text }),
+    ).then(({ answer }) => answer);
   }
 
   /** Runs one statement's `work`, logged and told to the metrics with how long it took. */
@@ -289,14 +346,23 @@ async function approvedOrUndefined(sandbox: Sandbox, database: string, sql: stri
   }
 }
 
-/** Every chunk of `chunks`, or a refusal once they pass `maxBytes` (which stops the statement). */
-async function readBounded(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Uint8Array[]> {
+/**
+ * Every chunk of `chunks`, each charged to `hold`, or a refusal once they pass `maxBytes` or the
+ * hold refuses one (which stops the statement); then what was charged is given back.
+ */
+async function readBounded(chunks: AsyncIterable<Uint8Array>, maxBytes: number, hold: ResultHold): Promise<Uint8Array[]> {
   const read: Uint8Array[] = [];
   let bytes = 0;
-  for await (const chunk of chunks) {
-    bytes += chunk.byteLength;
-    if (bytes > maxBytes) throw resultTooLarge(maxBytes);
-    read.push(chunk);
+  try {
+    for await (const chunk of chunks) {
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+      hold.charge(chunk.byteLength);
+      read.push(chunk);
+    }
+  } catch (err) {
+    hold.release();
+    throw err;
   }
   return read;
 }

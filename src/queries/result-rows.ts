@@ -31,3 +31,18 @@ export function parseResultRows(text: string): Row[] {
   }
   return rows;
 }
+
+/**
+ * The engine's JSONEachRow text as the JSON text of the array of its rows, as
+ * `JSON.stringify(parseResultRows(text))` gives them. When no column holds an object's text (the
+ * first row names the columns), the lines are joined as they are, never parsed: a 60 MB result
+ * made about five times its size in objects before it was written out again.
+ */
+export function resultRowsJson(text: string): string {
+  if (text === '') return '[]';
+  const firstEnd = text.indexOf('\n');
+  const first = parseJsonLossless(firstEnd < 0 ? text : text.slice(0, firstEnd)) as Row;
+  if (Object.keys(first).some((column) => OBJECT_COLUMN.test(column))) return JSON.stringify(parseResultRows(text));
+  const lines = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return `[${lines.replaceAll('\n', ',')}]`;
+}

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { auth } from '../http/auth';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { heldBody } from './held-answer';
 import { createQueriesBody, QueriesResult } from './model';
 import type { QueryRunner } from './query-runner';
 
@@ -13,13 +14,27 @@ export interface QueryRoutesDeps {
   ingested(database: string): Promise<void>;
 }
 
+/**
+ * The text of a QueriesResult, in parts, around each statement's rows as JSON text: written as
+ * the client reads it, never made into one string.
+ */
+function queriesAnswer(rows: readonly string[]): string[] {
+  const parts = ['{"results":['];
+  for (const [index, text] of rows.entries()) parts.push(index === 0 ? '{"results":' : ',{"results":', text, '}');
+  parts.push(`],"limit":null,"offset":null,"total":${rows.length}}`);
+  return parts;
+}
+
 export function queryRoutes(deps: QueryRoutesDeps) {
   return new Elysia({ name: 'queries', normalize: false }).use(auth(deps.store)).post(
     '/queries',
-    async ({ body, principal }): Promise<QueriesResult> => {
+    async ({ body, principal, request }) => {
       await deps.ingested(principal.workspace.databaseName);
-      const rows = await deps.runner.run(principal.workspace.databaseName, body.queries);
-      return { results: rows.map((results) => ({ results })), limit: null, offset: null, total: rows.length };
+      const hold = deps.runner.resultHold();
+      const answers = await deps.runner.runAnswers(principal.workspace.databaseName, body.queries, hold);
+      // Also when the client goes before its answer is begun.
+      request.signal.addEventListener('abort', () => hold.release(), { once: true });
+      return new Response(heldBody(queriesAnswer(answers), hold), { headers: { 'content-type': 'application/json' } });
     },
     {
       scope: 'private',

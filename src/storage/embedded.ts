@@ -271,7 +271,7 @@ export class EmbeddedStorage implements Storage {
     if (this.closed) throw new StorageUnavailableError('storage is closed');
     // A session per stream: one session streams one result at a time, and its settings (a
     // sandbox's readonly) stay with it.
-    const session = this.openSession(streamSettings(format, options.settings));
+    const session = this.openStreamSession(streamSettings(format, options.settings));
     try {
       if (options.database) await session.queryAsync(`USE ${identifier(options.database)}`);
       if (CHUNKABLE_FORMATS.has(format)) yield* withoutRepeatedHeaders(format, this.chunks(session, sql, params, format));
@@ -280,6 +280,27 @@ export class EmbeddedStorage implements Storage {
       throw mapError(err);
     } finally {
       session.close();
+    }
+  }
+
+  /**
+   * A session with a stream's settings. chDB does not open one with a value of a setting that the
+   * engine does not take, and says only that the connection failed: the settings are then tried
+   * one at a time to name the one at fault, which is the statement's error (BAD_ARGUMENTS, as
+   * ClickHouse answers such a value), not the engine's.
+   */
+  private openStreamSession(settings: Record<string, string>): Session {
+    try {
+      return this.openSession(settings);
+    } catch (err) {
+      for (const [name, value] of Object.entries(settings)) {
+        try {
+          this.openSession({ [name]: value }).close();
+        } catch {
+          throw new StorageQueryError(`Code: 36. DB::Exception: The engine does not take ${JSON.stringify(value)} as the value of setting '${name}'. (BAD_ARGUMENTS)`, 36);
+        }
+      }
+      throw mapError(err);
     }
   }
 

@@ -66,11 +66,11 @@ export interface Sandbox {
 const SANDBOX_BLOCK_ROWS = 8192;
 
 /**
- * The ClickHouse settings of a sandbox, for `inspect` (no result limits) or `run`. `readonly = 1`
- * comes last: once it applies, no other setting can change, neither by us nor by the statement
- * (a SETTINGS clause then fails with code 164).
+ * The ClickHouse settings of a sandbox, for `inspect` (no result limits), `run`, or `export` (no
+ * result limits, blocks as `run`'s). `readonly = 1` comes last: once it applies, no other setting
+ * can change, neither by us nor by the statement (a SETTINGS clause then fails with code 164).
  */
-export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run'): Record<string, string> {
+export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run' | 'export'): Record<string, string> {
   return {
     max_execution_time: String(limits.timeoutMs / 1000),
     max_memory_usage: String(limits.maxMemoryBytes),
@@ -82,13 +82,18 @@ export function sandboxSettings(limits: SandboxLimits, lane: 'inspect' | 'run'):
           max_result_rows: String(limits.maxResultRows),
           max_result_bytes: String(limits.maxResultBytes),
           result_overflow_mode: 'throw',
-          // Results come in blocks of at most this many rows, so the service's own count of
-          // result bytes stops a large one early (300 MB in 30,000 rows: 82 MB read and 1.9 s
-          // instead of a single block of 300 MB and 24 s). Table reads already come in blocks of
-          // about a megabyte (preferred_block_size_bytes), so analytics are not slowed.
-          max_block_size: String(SANDBOX_BLOCK_ROWS),
         }
       : {}),
+    ...(lane === 'inspect'
+      ? {}
+      : {
+          // Results come in blocks of at most this many rows, so the service's own count of
+          // result bytes stops a large one early (300 MB in 30,000 rows: 82 MB read and 1.9 s
+          // instead of a single block of 300 MB and 24 s), and an export's chunks, each held
+          // until written, stay small. Table reads already come in blocks of about a megabyte
+          // (preferred_block_size_bytes), so analytics are not slowed.
+          max_block_size: String(SANDBOX_BLOCK_ROWS),
+        }),
     // Numbers stay numbers in JSON, so 64-bit values can be passed on with all their digits.
     output_format_json_quote_64bit_integers: '0',
     readonly: '1',

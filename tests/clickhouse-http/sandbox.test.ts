@@ -66,6 +66,18 @@ describe('what only this door has', () => {
     expect((await run('SELECT number FROM numbers(50)', { max_execution_time: '0', max_memory_usage: '0' })).status).toBe(200);
   });
 
+  test('a value a setting cannot take is the statement’s 400 in ClickHouse’s form, not a 500', async () => {
+    for (const value of ['abc', '-1', '1e3']) expectRefused(await run('SELECT 1', { max_result_rows: value }), 400, ['27']);
+    expectRefused(await run('SELECT 1', { max_execution_time: 'soon' }), 400, ['27']);
+    // Values of output settings the engine itself refuses, told by the setting's name.
+    for (const [name, value] of [['date_time_output_format', 'nope'], ['output_format_json_quote_64bit_integers', 'maybe'], ['format_csv_delimiter', 'ab']] as const) {
+      const answer = await run('SELECT 1', { [name]: value });
+      expectRefused(answer, 400, ['36']);
+      expect(answer.text).toContain(`'${name}'`);
+    }
+    expect((await run('SELECT 1 AS one', { max_execution_time: '2.5', date_time_output_format: 'iso' })).text).toBe('1\n');
+  });
+
   test('settings clients send and the interface ignores: the answer is the same', async () => {
     const ignored = await run('SELECT 1 AS one', { wait_end_of_query: '1', session_id: 'abc', session_timeout: '60', send_progress_in_http_headers: '1', join_use_nulls: '1' });
     expect(ignored).toEqual({ status: 200, code: null, text: '1\n' });

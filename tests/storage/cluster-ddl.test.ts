@@ -48,7 +48,7 @@ beforeAll(async () => {
   await migrations.dropDatabase('deleted_ws');
   await new ReadColumns(storage, { cluster: CLUSTER, maxColumns: 12, refreshMs: 0 }, silentLogger).add(DEFAULT_DB, "JSONExtract(properties, 'plan', 'String')", 'String');
   issued = storage.issued;
-  ddl = issued.map((s) => s.sql).filter((sql) => /^\s*(CREATE|ALTER|DROP)\b/.test(sql));
+  ddl = issued.map((s) => s.sql).filter((sql) => /^\s*(CREATE|ALTER|DROP|EXCHANGE)\b/.test(sql));
   expect(ddl.some((s) => /MODIFY TTL timestamp \+ INTERVAL 30 DAY/.test(s) && s.includes('events_local'))).toBe(true);
   expect(ddl.some((s) => /^DROP DATABASE IF EXISTS `deleted_ws` ON CLUSTER/.test(s))).toBe(true);
   console.log(`statements issued at start with CLICKHOUSE_CLUSTER=${CLUSTER} (DDL first):\n\n${[...ddl, ...issued.map((s) => s.sql).filter((s) => !ddl.includes(s))].map((s) => s.replace(/\s+/g, ' ').trim() + ';').join('\n')}\n`);
@@ -112,7 +112,15 @@ describe('the DDL on a cluster', () => {
     const added = ddl.filter((s) => s.includes(read));
     expect(added.map((s) => /ALTER TABLE `default_ws`\.(\w+)/.exec(s)?.[1])).toEqual(['events_local', 'events']);
     expect(ddl.some((s) => /ALTER TABLE `default_ws`\.events_local ON CLUSTER `analytics_cluster` MATERIALIZE COLUMN property_read_[0-9a-f]{16}/.test(s))).toBe(true);
-    expect(ddl.some((s) => /^CREATE OR REPLACE VIEW `default_ws`\.events_with_persons ON CLUSTER `analytics_cluster` \(/.test(s))).toBe(true);
+    // Made under a new name, exchanged with the view in use at once, then the old one dropped.
+    const made = ddl.map((s) => /^CREATE OR REPLACE VIEW `default_ws`\.`(events_with_persons_[0-9a-f]{32})` ON CLUSTER `analytics_cluster` \(/.exec(s)?.[1]).filter(Boolean);
+    expect(made).toHaveLength(1);
+    const replacing = ddl.filter((s) => s.includes(made[0]!)).map((s) => oneLine(s).split(' (')[0]);
+    expect(replacing).toEqual([
+      `CREATE OR REPLACE VIEW \`default_ws\`.\`${made[0]}\` ON CLUSTER \`analytics_cluster\``,
+      `EXCHANGE TABLES \`default_ws\`.events_with_persons AND \`default_ws\`.\`${made[0]}\` ON CLUSTER \`analytics_cluster\``,
+      `DROP VIEW IF EXISTS \`default_ws\`.\`${made[0]}\` ON CLUSTER \`analytics_cluster\``,
+    ]);
   });
 
   test('inserts are foreground through the Distributed table, with the quorum when asked', () => {

@@ -1,3 +1,4 @@
+import { identifier } from '../storage';
 import type { Migration, MigrationTarget } from './runner';
 
 /**
@@ -20,15 +21,19 @@ import type { Migration, MigrationTarget } from './runner';
 /** The Join tables (no cluster) that `joinGet` reads: every resolved id, and the renamed userIds. */
 export const LOOKUP_TABLES = { anonymous: 'person_lookup_anonymous', alias: 'person_lookup_alias' } as const;
 
+/** The view of events with their personId, by its name. */
+export const PERSON_ID_VIEW = 'events_with_persons';
+
 /**
  * The view of events with their personId. `hidden`, when given, lists the view's columns: every
  * column of the events table with its type, the columns that store property reads declared
  * MATERIALIZED (so that `SELECT *` leaves them out, as it does on the table) and personId last;
- * `reads` names those columns for its SELECT (src/properties/read-columns.ts replaces the view so).
+ * `reads` names those columns for its SELECT, and `view` the view made, which then takes the
+ * place of the one in use (src/properties/read-columns.ts replaces the view so).
  */
-export function personIdView(target: MigrationTarget, hidden?: { columns: string; reads: readonly string[] }): string {
+export function personIdView(target: MigrationTarget, hidden?: { columns: string; reads: readonly string[]; view: string }): string {
   const { db, dbName, onCluster, cluster } = target;
-  const name = `${db}.events_with_persons${cluster ? ` ${onCluster}` : ''}`;
+  const name = `${db}.${hidden ? identifier(hidden.view) : PERSON_ID_VIEW}${cluster ? ` ${onCluster}` : ''}`;
   const create = hidden ? `CREATE OR REPLACE VIEW ${name} (${hidden.columns})` : `CREATE VIEW IF NOT EXISTS ${name}`;
   const reads = (qualifier: string) => (hidden ?? { reads: [] }).reads.map((name) => `${qualifier}${name}, `).join('');
   if (!cluster) {
