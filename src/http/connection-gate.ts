@@ -666,16 +666,12 @@ class Relay {
 
   private writeToClient(bytes: Buffer): void {
     if (this.closed) return;
-    if (this.toClient.length > 0) {
-      this.toClient.push(Buffer.from(bytes));
-      this.toClientBytes += bytes.length;
-      return;
-    }
-    const written = Math.max(0, this.client.write(bytes));
+    const written = this.toClient.length > 0 ? 0 : Math.max(0, this.client.write(bytes));
     if (written < bytes.length) {
       this.toClient.push(Buffer.from(bytes.subarray(written)));
       this.toClientBytes += bytes.length - written;
-      // The client reads slowly: stop reading the server's answer until it catches up.
+      // The client reads slowly: stop reading the server's answer until it catches up (also when
+      // bytes were already waiting, or a client that reads nothing has the gate hold all of it).
       if (this.toClientBytes > HIGH_WATER && this.upstream) pausable(this.upstream).pause();
     }
   }

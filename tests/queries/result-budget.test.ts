@@ -22,9 +22,6 @@ beforeAll(async () => {
     // The cut-off of a client that reads nothing; long enough for the event loop's pauses while
     // 60 MB results are parsed, which would cut the requests being answered too.
     HTTP_IDLE_TIMEOUT_MS: '6000',
-    // Bun's server straight: the connection gate (src/http/connection-gate.ts) reads an answer on
-    // into memory of its own once its client has stopped reading, which is the gate's to mend.
-    HTTP_CONNECTION_GATE: 'false',
   });
 });
 afterAll(() => svc.stop());
