@@ -14,23 +14,13 @@ import { startService as startServiceHere } from '../src/service';
 import { bulkWorkspace } from './lib/bulk-workspace';
 import { KEYS, ROOT } from './lib/processes';
 import { median, ms, percentile } from './lib/stats';
+import { STATEMENTS } from './lib/sql-statements';
 
 const smoke = process.argv.includes('--smoke');
 const EVENTS = smoke ? 20_000 : 10_000_000;
 const ITERATIONS = smoke ? 3 : 20;
 const DATABASE = 'bench_clickhouse_interface';
 
-const STATEMENTS: Array<[string, string]> = [
-  ['count of one event', "SELECT count() AS n FROM events WHERE event = 'purchase'"],
-  ['JSONExtract comparison', "SELECT count() AS n FROM events WHERE event = 'purchase' AND JSONExtract(properties, 'amount', 'Float64') > 250"],
-  [
-    'LEFT JOIN with identify rows on userId',
-    `SELECT e.event, JSONExtractString(i.traits, 'plan') AS plan, count() AS n FROM events AS e
-     LEFT JOIN (SELECT userId, any(traits) AS traits FROM events WHERE type = 'identify' GROUP BY userId) AS i ON e.userId = i.userId
-     WHERE e.type = 'track' GROUP BY e.event, plan ORDER BY n DESC LIMIT 20`,
-  ],
-  ['daily active users', 'SELECT toDate(timestamp) AS day, uniqExact(userId) AS users FROM events GROUP BY day ORDER BY day'],
-];
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-clickhouse-'));
 const started = Date.now();
