@@ -196,6 +196,13 @@ const expr: Alternative[] = [
   alt('expr:cast-as', 1, (d) => `CAST(${d.expand(expr)} AS ${d.expand(type)})`, true),
   alt('expr:double-colon', 1, (d) => `${d.expand(expr)}::${d.expand(type)}`, true),
   alt('expr:JSONExtract-type', 3, (d) => `JSONExtract(${d.pick(['properties', "'{\"k\":1}'"])}, 'k', ${stringLiteral(d, d.expand(type))})`),
+  // Deeply nested JSON for the JSON functions: a parser that recurses without a bound aborts the
+  // engine (JSONMergePatch did at 60,000 levels), which the run sees as answers that never come.
+  alt('expr:deep-json', 1, (d) => {
+    const depth = d.pick([1_000, 60_000, 100_000]);
+    const json = `concat(repeat('{"a":', ${depth}), '1', repeat('}', ${depth}))`;
+    return `length(toString(${d.pick(['JSONMergePatch', 'prettyPrintJSON', 'JSONExtractKeys', 'JSONLength', 'JSONType', 'isValidJSON', 'JSONExtractRaw'])}(${json})))`;
+  }),
   alt('expr:in-table', 3, (d) => `userId ${d.pick(['IN', 'NOT IN', 'GLOBAL IN'])} ${foreignTable(d)}`),
   alt('expr:in-family-function', 1, (d) => `${d.pick(['inIgnoreSet', 'notInIgnoreSet', 'globalNullIn', 'nullIn'])}(userId, ${foreignTable(d)})`),
   alt('expr:in-subquery', 1, (d) => `userId IN (SELECT userId FROM ${d.expand(tableExpr)} LIMIT 3)`, true),
