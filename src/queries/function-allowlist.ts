@@ -12,7 +12,8 @@ export type FunctionVerdict = { allowed: true; name: string } | { allowed: false
 const familyOf = new Map<string, (typeof review.families)[number]>();
 for (const family of review.families) for (const name of family.functions) familyOf.set(name, family);
 
-const aliases: Record<string, string> = review.aliases;
+// Maps, not objects: a name such as `toString` must not find Object.prototype's.
+const aliases = new Map<string, string>(Object.entries(review.aliases));
 /** Case-insensitive names (functions and aliases), by their lower-case spelling. */
 const byLowerCase = new Map(review.caseInsensitive.map((name) => [name.toLowerCase(), name]));
 
@@ -23,11 +24,19 @@ const byLowerCase = new Map(review.caseInsensitive.map((name) => [name.toLowerCa
 const COMBINATORS = ['SimpleState', 'OrDefault', 'Distinct', 'Resample', 'ForEach', 'ArgMax', 'ArgMin', 'OrNull', 'Tuple', 'Merge', 'State', 'Array', 'Null', 'Map', 'If'];
 const AGGREGATES = new Set(review.families.find((family) => family.family === 'Aggregate and window functions')!.functions);
 
-/** The function a name written in a statement calls: aliases and case-insensitive spellings resolved. */
+/**
+ * The function a name written in a statement calls: aliases and case-insensitive spellings resolved,
+ * also in turn (the engine's `connection_id` is an alias of `connectionID`, which is
+ * `connectionId` spelt otherwise).
+ */
 function canonical(written: string): string | undefined {
-  const name = familyOf.has(written) || aliases[written] !== undefined ? written : byLowerCase.get(written.toLowerCase());
-  if (name === undefined) return undefined;
-  return aliases[name] ?? name;
+  let name = written;
+  for (let step = 0; step < 4 && !familyOf.has(name); step++) {
+    const next = aliases.get(name) ?? byLowerCase.get(name.toLowerCase());
+    if (next === undefined || next === name) return step === 0 ? undefined : name;
+    name = next;
+  }
+  return name;
 }
 
 /** The aggregate function that `written` applies combinators to, if it is one. */
@@ -46,7 +55,9 @@ function combinedAggregate(written: string, depth = 0): string | undefined {
 
 /** Whether a statement may call the function written as `written`, and why not. */
 export function functionVerdict(written: string): FunctionVerdict {
-  const name = canonical(written) ?? combinedAggregate(written);
+  const resolved = canonical(written);
+  // An alias may name a combined aggregate (`array_concat_agg` is `groupArrayArray`).
+  const name = resolved !== undefined && familyOf.has(resolved) ? resolved : combinedAggregate(resolved ?? written);
   const family = name === undefined ? undefined : familyOf.get(name);
   if (name === undefined || family === undefined) {
     return { allowed: false, name: written, reason: 'it is not on the reviewed list of functions the sandbox allows' };
@@ -57,7 +68,8 @@ export function functionVerdict(written: string): FunctionVerdict {
 
 /** Whether `written` names an aggregate function the sandbox allows (for arrayReduce's first argument). */
 export function isAllowedAggregate(written: string): boolean {
-  const name = canonical(written) ?? combinedAggregate(written);
+  const resolved = canonical(written);
+  const name = resolved !== undefined && familyOf.has(resolved) ? resolved : combinedAggregate(resolved ?? written);
   return name !== undefined && AGGREGATES.has(name);
 }
 

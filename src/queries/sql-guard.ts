@@ -196,7 +196,7 @@ function checkFunction(node: AstNode, database: string): void {
   const verdict = functionVerdict(node.name);
   if (!verdict.allowed) throw new SqlRefusal(`the function ${node.name} is not allowed: ${verdict.reason}`);
   const args = argumentsOf(node);
-  const typeAt = TYPE_ARGUMENT[verdict.name];
+  const typeAt = Object.hasOwn(TYPE_ARGUMENT, verdict.name) ? TYPE_ARGUMENT[verdict.name] : undefined;
   if (typeAt !== undefined) {
     const arg = typeAt < 0 ? args.at(typeAt) : args[typeAt];
     if (arg) checkTypeArgument(node.name, arg);

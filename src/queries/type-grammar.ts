@@ -94,8 +94,10 @@ function tokens(text: string): Token[] | string {
 
 /** A family's canonical name, or undefined for one the grammar does not know. */
 function family(name: string): string | undefined {
-  if (FAMILIES[name] !== undefined) return name;
-  return CASE_INSENSITIVE.get(name.toLowerCase()) ?? ALIASES[name.toLowerCase()];
+  // Own properties only: `constructor` or `toString` must not find Object.prototype's.
+  if (Object.hasOwn(FAMILIES, name)) return name;
+  const lower = name.toLowerCase();
+  return CASE_INSENSITIVE.get(lower) ?? (Object.hasOwn(ALIASES, lower) ? ALIASES[lower] : undefined);
 }
 
 class TypeParser {

@@ -35,6 +35,17 @@ describeInProcess('the reviewed list of functions, against the engine', () => {
     expect(REVIEWED_ENGINE).toBe(engine!.version);
   });
 
+  test('the guard allows exactly the functions of allowed families, under every name the engine gives them', async () => {
+    const verdictOf = new Map(review.families.flatMap((family) => family.functions.map((name) => [name.toLowerCase(), family.verdict === 'allowed'] as const)));
+    // An alias's target as the engine writes it: another spelling (connectionID), or a combined aggregate (groupArrayArray).
+    const expected = (target: string) => verdictOf.get(target.toLowerCase()) ?? verdictOf.get(target.toLowerCase().replace(/(?:if|array|state|merge|ornull|ordefault|distinct|foreach|map|null)$/, ''));
+    const wrong = (await engineFunctions())
+      .map((f) => ({ name: f.name, expected: expected(f.aliasTo || f.name), got: functionVerdict(f.name).allowed }))
+      .filter((f) => f.expected !== f.got);
+    // toString was refused: the alias table was an object, and `toString` found Object.prototype's.
+    expect(wrong).toEqual([]);
+  });
+
   test('every type the grammar accepts is a type of the engine', async () => {
     for (const type of ACCEPTED_TYPES) {
       expect({ type, problem: typeProblem(type) }).toEqual({ type, problem: undefined });
@@ -80,6 +91,8 @@ test('types that carry more than data are refused by the grammar', () => {
     'DOUBLE PRECISION',
     'String(1)',
     'Array(' .repeat(40) + 'String' + ')'.repeat(40),
+    'constructor(String)',
+    'toString',
   ]) {
     expect({ type, problem: typeProblem(type) }).toEqual({ type, problem: expect.any(String) });
   }
