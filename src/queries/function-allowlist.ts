@@ -53,11 +53,16 @@ function combinedAggregate(written: string, depth = 0): string | undefined {
   return undefined;
 }
 
-/** Whether a statement may call the function written as `written`, and why not. */
-export function functionVerdict(written: string): FunctionVerdict {
+/** The reviewed function `written` calls, directly or as an aggregate with combinators. */
+function reviewedName(written: string): string | undefined {
   const resolved = canonical(written);
   // An alias may name a combined aggregate (`array_concat_agg` is `groupArrayArray`).
-  const name = resolved !== undefined && familyOf.has(resolved) ? resolved : combinedAggregate(resolved ?? written);
+  return resolved !== undefined && familyOf.has(resolved) ? resolved : combinedAggregate(resolved ?? written);
+}
+
+/** Whether a statement may call the function written as `written`, and why not. */
+export function functionVerdict(written: string): FunctionVerdict {
+  const name = reviewedName(written);
   const family = name === undefined ? undefined : familyOf.get(name);
   if (name === undefined || family === undefined) {
     return { allowed: false, name: written, reason: 'it is not on the reviewed list of functions the sandbox allows' };
@@ -68,8 +73,7 @@ export function functionVerdict(written: string): FunctionVerdict {
 
 /** Whether `written` names an aggregate function the sandbox allows (for arrayReduce's first argument). */
 export function isAllowedAggregate(written: string): boolean {
-  const resolved = canonical(written);
-  const name = resolved !== undefined && familyOf.has(resolved) ? resolved : combinedAggregate(resolved ?? written);
+  const name = reviewedName(written);
   return name !== undefined && AGGREGATES.has(name);
 }
 
