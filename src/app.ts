@@ -37,6 +37,7 @@ import { PLAUSIBLE_EVENT_PATH, plausibleRoutes } from './web-analytics/routes';
 import type { VisitorSalts } from './web-analytics/visitor-salts';
 import { statsRoutes } from './web-analytics/stats/routes';
 import { StatsApi } from './web-analytics/stats/stats-api';
+import type { VisitBuilder } from './web-analytics/visits/visit-builder';
 import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSupervisor } from './webhooks/supervisor';
 import { workspaceRoutes } from './workspaces/routes';
@@ -80,6 +81,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   sessionTimeoutMinutes: number;
   /** The daily salts of Plausible's cookieless visitor ids. */
   visitorSalts: VisitorSalts;
+  visits: VisitBuilder;
   rateLimitCollectPerKey?: Rate;
   rateLimitCollectPerAddress?: Rate;
   rateLimitReadPerKey?: Rate;
@@ -166,7 +168,7 @@ export function createApp(deps: AppDeps) {
     .use(personRoutes(deps.store, deps.persons))
     .use(cohortRoutes(deps.store, deps.cohorts))
     .use(insightRoutes(deps.store, deps.insights))
-    .use(statsRoutes(deps.store, new StatsApi(deps.runner, deps.ingested, { sessionTimeoutMinutes: deps.sessionTimeoutMinutes })))
+    .use(statsRoutes(deps.store, new StatsApi(deps.runner, deps.ingested, deps.visits, { sessionTimeoutMinutes: deps.sessionTimeoutMinutes })))
     .use(dashboardRoutes(deps.store, deps.savedInsights, deps.dashboards))
     .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))

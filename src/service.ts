@@ -12,6 +12,7 @@ import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { Countries } from './web-analytics/countries';
 import { Enrichment } from './web-analytics/enrichment';
+import { VisitBuilder } from './web-analytics/visits/visit-builder';
 import { VisitorSalts } from './web-analytics/visitor-salts';
 import { MonotonicClock } from './monotonic-clock';
 import { EgressPolicy } from './net/egress-policy';
@@ -89,6 +90,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
     bodyBytesInFlight: () => bodies.inUse,
   });
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
+  const visits = new VisitBuilder(storage, log, {
+    sessionTimeoutMinutes: config.sessionTimeoutMinutes,
+    storageTable: config.clickhouseCluster ? `visits_local ${migrations.onCluster}` : 'visits',
+  });
+  store.onRemove(async (workspace) => visits.forget(workspace.databaseName));
   store.onDatabasesChanged(() => identities.retainOnly(new Set(store.list().map((w) => w.databaseName))));
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
@@ -108,7 +114,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
       memoryEvents: config.ingestQueueMaxEvents,
       readWaitMs: config.ingestReadWaitMs,
       ack,
-      onInserted: (database, links) => identities.loaded(database, links),
+      onInserted: (database, links) => {
+        identities.loaded(database, links);
+        visits.changed(database);
+      },
       linksOf: (database, events) => identities.linksOf(database, events),
       onCommitted: (database, events) => {
         webhooks.committed(database, events);
@@ -160,6 +169,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
+    visitsErased: (database, keys) => visits.erased(database, keys),
     identities,
     refreshMs: config.workspaceRefreshMs,
     log,
@@ -218,6 +228,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     streams.close();
     await regulations.stop();
     await buffer.close();
+    await visits.stop();
     await webhooks.stop();
     await runner.close();
     readColumns.close();
@@ -227,7 +238,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, visits, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,

@@ -1,4 +1,5 @@
 import { Actor, MailboxFullError } from '../actors/actor';
+import { VISIT_KEY } from '../storage/migrations/visits';
 import type { Event } from '../events/model';
 import { notFound, RETRY_AFTER_SECONDS, tooManyRequests } from '../http/problem';
 import type { Logger } from '../log';
@@ -31,6 +32,8 @@ export interface RegulationRunnerDeps {
   ingestSettled(): Promise<void>;
   /** Drops not-yet-sent webhook events of `database` that `erased` names. */
   discardDeliveries(database: string, erased: (event: Event) => boolean): void;
+  /** Makes again the visits of these visit keys, whose events were erased. */
+  visitsErased(database: string, keys: readonly string[]): Promise<void>;
   /** The ids linked to persons (anonymousIds, renamed userIds), which a regulation of a userId also covers. */
   identities: PersonIdentities;
   /** How often suppressions are re-read, to see those made by other processes. */
@@ -193,9 +196,10 @@ export class RegulationRunner {
         ? `${identifier(subjectType)} IN {ids:Array(String)}`
         : `userId IN {userIds:Array(String)} OR (userId = '' AND anonymousId IN {linked:Array(String)})`;
     const params = { ids, userIds, linked };
-    const rows = await this.deps.storage.query(`SELECT count() AS n FROM ${table} WHERE ${where}`, params, 'background');
+    const rows = await this.deps.storage.query(`SELECT count() AS n, groupUniqArray(${VISIT_KEY}) AS keys FROM ${table} WHERE ${where}`, params, 'background');
     await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, params, 'background');
     if (subjectType === 'userId') await this.deps.identities.erase(database, linked, ids);
+    await this.deps.visitsErased(database, (rows[0]?.keys as string[] | undefined) ?? []);
     return Number(rows[0]?.n ?? 0);
   }
 

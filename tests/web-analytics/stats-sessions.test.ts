@@ -28,7 +28,8 @@ const EVENTS = [
   // D: browses anonymously, signs in during the visit (an event with both ids links them): one visitor, one visit.
   { type: 'page', anonymousId: 'd-anon', context: page('/'), timestamp: at('13:00:00') },
   { type: 'page', anonymousId: 'd-anon', userId: 'd', context: page('/blog'), timestamp: at('13:10:00') },
-  { type: 'track', event: 'Signup', userId: 'd', context: page('/blog'), timestamp: at('13:20:00') },
+  // (Browser SDKs keep the anonymous id after sign-in: the device's visit goes on.)
+  { type: 'track', event: 'Signup', anonymousId: 'd-anon', userId: 'd', context: page('/blog'), timestamp: at('13:20:00') },
   // Identify calls make no visits.
   { type: 'identify', userId: 'e', traits: { plan: 'pro' }, timestamp: at('14:00:00') },
 ];

@@ -21,6 +21,12 @@ import type { Migration, MigrationTarget } from './runner';
 /** The Join tables (no cluster) that `joinGet` reads: every resolved id, and the renamed userIds. */
 export const LOOKUP_TABLES = { anonymous: 'person_lookup_anonymous', alias: 'person_lookup_alias' } as const;
 
+/** The person of a row's `userId` and `anonymousId` without a cluster: through the Join tables. */
+export function personOfIds(dbName: string): string {
+  const get = (table: string, key: string) => `ifNull(joinGetOrNull('${dbName}.${table}', 'personId', ${key}), ${key})`;
+  return `if(userId != '', ${get(LOOKUP_TABLES.alias, 'userId')}, ${get(LOOKUP_TABLES.anonymous, 'anonymousId')})`;
+}
+
 /** The view of events with their personId, by its name. */
 export const PERSON_ID_VIEW = 'events_with_persons';
 
@@ -37,9 +43,8 @@ export function personIdView(target: MigrationTarget, hidden?: { columns: string
   const create = hidden ? `CREATE OR REPLACE VIEW ${name} (${hidden.columns})` : `CREATE VIEW IF NOT EXISTS ${name}`;
   const reads = (qualifier: string) => (hidden ?? { reads: [] }).reads.map((name) => `${qualifier}${name}, `).join('');
   if (!cluster) {
-    const get = (table: string, key: string) => `ifNull(joinGetOrNull('${dbName}.${table}', 'personId', ${key}), ${key})`;
     return `${create} AS
-      SELECT *, ${reads('')}if(userId != '', ${get(LOOKUP_TABLES.alias, 'userId')}, ${get(LOOKUP_TABLES.anonymous, 'anonymousId')}) AS personId
+      SELECT *, ${reads('')}${personOfIds(dbName)} AS personId
       FROM ${db}.events`;
   }
   return `${create} AS

@@ -1,5 +1,6 @@
 import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
 import { personMigrations } from './persons';
+import { visitMigrations } from './visits';
 import type { Migration, MigrationTarget } from './runner';
 
 /**
@@ -76,4 +77,5 @@ export const workspaceMigrations: Migration[] = [
     ],
   },
   ...personMigrations,
+  ...visitMigrations,
 ];

@@ -40,6 +40,8 @@ export interface StatsContext {
   sessionTimeoutMinutes: number;
   /** The workspace's first event, ms, for `date_range: "all"` (undefined: none). */
   firstEvent?: number;
+  /** Whether the workspace's visits are stored and built (src/web-analytics/visits): questions of visits alone read them. */
+  storedVisits?: boolean;
 }
 
 export interface CompiledStatsQuery {
@@ -485,8 +487,16 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
     const selected = sessionMetrics.length === 0 ? '0' : eventFiltered && splits ? 'max(anyM) OVER (PARTITION BY personId, sessionNo)' : 'anyM';
     perVisit = `SELECT *, ${selected} AND vr AS sc, ${selected} AND vrb AS scb FROM (${parts})`;
   }
+  if (context.storedVisits && storedVisitQuestion(q.metrics, dimensions, eventFiltered)) {
+    const inStored = `end >= ${from} AND start <= ${to}`;
+    return finish(storedVisitsStatement(dimensions, timeBuckets, conditions, inStored, tz, rangeStart, from), true);
+  }
   const withTotals = needsTotals ? `SELECT *, uniqExactIf(personId, anyM) OVER () AS totalVisitors, uniqExactIf(personId, anyM0) OVER () AS totalVisitors0 FROM (${perVisit})` : `SELECT *, 0 AS totalVisitors, 0 AS totalVisitors0 FROM (${perVisit})`;
-  const metricSql: Record<StatsMetric, string> = {
+  return finish(`FROM (${withTotals})`);
+
+  /** The statement and its shaping, given what it reads (`FROM` ... with the metric columns' inputs). */
+  function finish(source: string, stored = false): CompiledStatsQuery {
+  const metricSql: Record<StatsMetric, string> = stored ? STORED_METRIC_SQL : {
     visitors: 'uniqExactIf(personId, anyM)',
     visits: 'countIf(anyM)',
     pageviews: 'sum(pv)',
@@ -508,8 +518,8 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const offset = params.bind(q.pagination?.offset ?? 0, 'UInt64');
   const grouped = dimensions.length > 0;
   const sql = `SELECT ${dimensionNames.map((d) => `${d}, `).join('')}${metricColumns.join(', ')}, count() OVER () AS total_rows
-FROM (${withTotals})
-${grouped ? `GROUP BY ${dimensionNames.join(', ')}\nHAVING countIf(anyM) > 0 OR countIf(sc) > 0` : ''}
+${source}
+${grouped ? `GROUP BY ${dimensionNames.join(', ')}\nHAVING ${stored ? 'sum(vis) > 0' : 'countIf(anyM) > 0 OR countIf(sc) > 0'}` : ''}
 ORDER BY ${orderTerms.join(', ')}
 LIMIT ${limit} OFFSET ${offset}`;
 
@@ -546,4 +556,52 @@ LIMIT ${limit} OFFSET ${offset}`;
       };
     },
   };
+}
+}
+
+/** Metrics of stored visits (sign arithmetic: a cancelled visit's rows sum to nothing), per person and dimension values first. */
+const STORED_METRIC_SQL: Record<StatsMetric, string> = {
+  visitors: 'countIf(vis > 0)',
+  visits: 'sum(vis)',
+  pageviews: 'sum(pvs)',
+  events: 'sum(evs)',
+  bounce_rate: 'toUInt32(ifNotFinite(round(sum(bs) / sum(vis) * 100), 0))',
+  visit_duration: 'toUInt32(ifNotFinite(round(sum(durs) / sum(vis)), 0))',
+  views_per_visit: 'ifNotFinite(round(sum(pvs) / sum(vis), 2), 0)',
+  percentage: 'ifNotFinite(round(countIf(vis > 0) / any(totalVisitors) * 100, 2), 0)',
+  conversion_rate: '0',
+};
+
+const STORED_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
+
+/** Whether stored visits answer a question: only visit and time dimensions and filters, and metrics of visits. */
+function storedVisitQuestion(metrics: readonly StatsMetric[], dimensions: readonly Dimension[], eventFiltered: boolean): boolean {
+  return !eventFiltered && metrics.every((m) => STORED_METRICS.has(m)) && dimensions.every((d) => d.kind !== 'event');
+}
+
+/**
+ * What a question of stored visits reads: the visits active in the range (ending in or after its
+ * start, starting before its end: Plausible's rule), one row per person and dimension values with
+ * sums of `sign`. A visit is under the day (week, month) of its last event and under every hour
+ * it was active, as Plausible's time series put it.
+ */
+function storedVisitsStatement(dimensions: readonly Dimension[], buckets: ReadonlyMap<string, TimeBucket>, conditions: readonly string[], inRange: string, tz: string, rangeStart: string, from: string): string {
+  const hourly = dimensions.some((d) => buckets.get(d.name) === 'hour');
+  const columns = dimensions.map((d, i) => {
+    const bucket = buckets.get(d.name);
+    if (!bucket) return `${d.sql} AS d_${i}`;
+    return `${bucketSql(bucket === 'hour' ? 'slot' : 'end', bucket, tz, rangeStart)} AS d_${i}`;
+  });
+  const names = dimensions.map((_, i) => `d_${i}`);
+  const where = [inRange, ...conditions, ...(hourly ? [`slot >= toStartOfHour(${from})`] : [])].join(' AND ');
+  return `FROM (SELECT personId, vis, pvs, evs, bs, durs${names.map((n) => `, ${n}`).join('')}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (
+    SELECT personId${names.map((n) => `, ${n}`).join('')}, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs, sum(sign * bounce) AS bs,
+      sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
+    FROM (
+      SELECT personId, sign, pageviews, events, bounce, start, end${columns.map((c) => `, ${c}`).join('')}
+      FROM visits_with_persons${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
+      WHERE ${where}
+    )
+    GROUP BY personId${names.map((n) => `, ${n}`).join('')}
+  ))`;
 }

@@ -35,7 +35,7 @@ const REFERRER = `if(domainWithoutWWW(rawReferrer) != '' AND domainWithoutWWW(ra
     replaceRegexpOne(replaceRegexpOne(rawReferrer, '^[A-Za-z][A-Za-z0-9+.-]*://(www[.])?', ''), '/$', ''))`;
 
 /** Attributes a visit takes from its first event: name and the event's expression. */
-const VISIT_ATTRIBUTES: ReadonlyArray<[string, string]> = [
+export const VISIT_ATTRIBUTES: ReadonlyArray<[string, string]> = [
   ['source', `JSONExtractString(context, 'source')`],
   ['referrer', REFERRER],
   ['utmSource', `JSONExtractString(context, 'campaign', 'source')`],
@@ -117,6 +117,20 @@ const VISIT_COLUMNS = [
 ];
 
 /**
+ * Whose events are cut into visits, from which table, and what a visit takes from its first event
+ * besides the attributes: by default each person's (`events_with_persons`); the stored visits
+ * (src/web-analytics/visits) cut each device's instead, and keep its first event's ids.
+ */
+export interface VisitSource {
+  /** The expression of the events' grouping key (the result's `personId` column). */
+  key: string;
+  table: string;
+  attributes: ReadonlyArray<[string, string]>;
+}
+
+const PERSON_VISITS: VisitSource = { key: 'personId', table: 'events_with_persons', attributes: [] };
+
+/**
  * One row per person of the events `where` selects, with `evs`, its events in order (named tuples:
  * `t`, `isPage`, `name`, `props`, `path`, `interactive`, `sessionNo`), `visits`, its visits in
  * order (named tuples: `sessionNo`, `eventCount`, `sessionStart`, `sessionEnd`, `sessionPageviews`, `bounce`,
@@ -126,8 +140,9 @@ const VISIT_COLUMNS = [
  * The person's events are gathered by a hash aggregation (`GROUP BY personId`), sorted once as
  * arrays and cut where the gap reaches the timeout; what a query does not need is carried as ''.
  */
-export function personVisits(where: string, timeoutMicros: string, needs?: SessionNeeds, withEvents = true): string {
-  const attributes = needs ? VISIT_ATTRIBUTES.filter(([name]) => needs.attributes.has(name)) : VISIT_ATTRIBUTES;
+export function personVisits(where: string, timeoutMicros: string, needs?: SessionNeeds, withEvents = true, source: VisitSource = PERSON_VISITS): string {
+  const visitAttributes = [...VISIT_ATTRIBUTES, ...source.attributes];
+  const attributes = needs ? visitAttributes.filter(([name]) => needs.attributes.has(name)) : visitAttributes;
   const referrer = !needs || needs.attributes.has('referrer');
   const props = !needs || needs.properties;
   const paths = !needs || needs.paths;
@@ -160,15 +175,15 @@ export function personVisits(where: string, timeoutMicros: string, needs?: Sessi
     "arrayReduceInRanges('sum', ranges, others)",
     pageOf('argMinIf'),
     pageOf('argMaxIf'),
-    ...VISIT_ATTRIBUTES.map(([name]) => firstOf(name)),
+    ...visitAttributes.map(([name]) => firstOf(name)),
   ];
   const args = visitArrays.map((_, i) => `a${i}`);
-  const visitTuple = `(a0, a1, a2, a3, a4, a4 = 1 AND a5 = 0, a6, a7${VISIT_ATTRIBUTES.map((_, i) => `, a${i + 8}`).join('')})`;
+  const visitTuple = `(a0, a1, a2, a3, a4, a4 = 1 AND a5 = 0, a6, a7${visitAttributes.map((_, i) => `, a${i + 8}`).join('')})`;
   const eventFields = ['t', 'isPage', 'name', 'props', 'path', 'interactive'].map((name) => (name === 't' ? 'x.1' : field(name)));
   return `(
   SELECT personId, ${withEvents ? `arrayMap((x, n) -> CAST((${eventFields.join(', ')}, n), 'Tuple(${['t Int64', 'isPage UInt8', 'name String', 'props String', 'path String', 'interactive UInt8', 'sessionNo UInt64'].join(', ')})'), evs, nos) AS events,\n    ` : ''}visits${withEvents ? ',\n    arrayFlatten(arrayMap((v, l) -> arrayWithConstant(l, v), visits, lens)) AS eventVisits' : ''}
   FROM (
-    SELECT *, arrayMap((${args.join(', ')}) -> CAST(${visitTuple}, 'Tuple(${VISIT_TUPLE})'), ${visitArrays.join(', ')}) AS visits
+    SELECT *, arrayMap((${args.join(', ')}) -> CAST(${visitTuple}, 'Tuple(${visitTupleType(visitAttributes)})'), ${visitArrays.join(', ')}) AS visits
     FROM (
       SELECT *, arrayCumSum(news) AS nos, arrayFilter((i, n) -> n, idx, news) AS starts,
         arrayMap((s, e) -> toUInt64(e - s), starts, arrayPushBack(arrayPopFront(starts), length(ts) + 1)) AS lens,
@@ -180,9 +195,9 @@ export function personVisits(where: string, timeoutMicros: string, needs?: Sessi
         FROM (
           SELECT personId, arraySort(groupArray((${fields.map(([name]) => name).join(', ')}))) AS evs
           FROM (
-            SELECT personId, ${fields.map(([name, expression]) => `${expression} AS ${name}`).join(',\n              ')}${referrer ? `,\n              ${PAGE_URL} AS pageUrl,\n              ${RAW_REFERRER} AS rawReferrer` : ''}
-            FROM events_with_persons
-            WHERE ${VISIT_EVENTS} AND personId != '' AND ${where}
+            SELECT ${source.key} AS personId, ${fields.map(([name, expression]) => `${expression} AS ${name}`).join(',\n              ')}${referrer ? `,\n              ${PAGE_URL} AS pageUrl,\n              ${RAW_REFERRER} AS rawReferrer` : ''}
+            FROM ${source.table}
+            WHERE ${VISIT_EVENTS} AND ${source.key} != '' AND ${where}
           )
           GROUP BY personId
         )
@@ -192,7 +207,8 @@ export function personVisits(where: string, timeoutMicros: string, needs?: Sessi
 )`;
 }
 
-const VISIT_TUPLE = ['sessionNo UInt64', 'eventCount UInt64', 'sessionStart Int64', 'sessionEnd Int64', 'sessionPageviews UInt64', 'bounce UInt8', 'entryPage String', 'exitPage String', ...VISIT_ATTRIBUTES.map(([name]) => `${name} String`)].join(', ');
+const visitTupleType = (attributes: ReadonlyArray<[string, string]>) =>
+  ['sessionNo UInt64', 'eventCount UInt64', 'sessionStart Int64', 'sessionEnd Int64', 'sessionPageviews UInt64', 'bounce UInt8', 'entryPage String', 'exitPage String', ...attributes.map(([name]) => `${name} String`)].join(', ');
 
 /**
  * One row per visit of the events `where` selects: `personId`, `sessionNo`, `start` and `end`

@@ -4,6 +4,7 @@ import { compileStatsQuery, needsFirstEvent } from './compile';
 import { INVALID_KEY_OR_SITE, MISSING_SITE_ID, StatsQueryError } from './errors';
 import type { StatsAnswer } from './model';
 import { VISIT_EVENTS } from './sessions';
+import type { VisitBuilder } from '../visits/visit-builder';
 
 export interface StatsApiOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
@@ -28,6 +29,7 @@ export class StatsApi {
   constructor(
     private readonly runner: QueryRunner,
     private readonly ingested: (database: string) => Promise<void>,
+    private readonly visits: VisitBuilder,
     private readonly options: StatsApiOptions,
   ) {}
 
@@ -38,8 +40,10 @@ export class StatsApi {
     // Checked before any statement runs: a bad query costs nothing.
     compileStatsQuery(body, context);
     await this.ingested(database);
+    // Until a workspace's history is built into visits, its questions are answered from events.
+    const storedVisits = await this.visits.built(database);
     const firstEvent = needsFirstEvent(body) ? await this.firstEvent(database) : undefined;
-    const compiled = compileStatsQuery(body, { ...context, firstEvent });
+    const compiled = compileStatsQuery(body, { ...context, firstEvent, storedVisits });
     return compiled.answer(await this.runner.runCompiled(database, compiled.sql, compiled.params));
   }
 

@@ -1,0 +1,73 @@
+import { personOfIds } from './persons';
+import type { Migration, MigrationTarget } from './runner';
+
+/**
+ * Stored visits (docs/architecture.md#web-analytics-visits): one row per visit of a device (the
+ * visit key: an event's anonymousId, else its userId), kept as events arrive by the visit builder
+ * (src/web-analytics/visits). A rebuilt visit is cancelled by a copy of its row with `sign` -1, as
+ * Plausible's `sessions_v2` does, so every read sums `sign`; merges drop the cancelled pairs. The
+ * row keeps the ids of the visit's first event, whose person (resolved when read, in
+ * `visits_with_persons`) is the visit's visitor: a link made later moves the visit with no rebuild.
+ */
+
+/** An event's visit key: its device, the anonymous id an SDK keeps across sign-in, else the user id. */
+export const VISIT_KEY = "if(anonymousId != '', anonymousId, userId)";
+
+/** The attribute columns of a visit, as sessions.ts names them: taken from its first event. */
+export const VISIT_ATTRIBUTE_COLUMNS = ['source', 'referrer', 'utmSource', 'utmMedium', 'utmCampaign', 'utmContent', 'utmTerm', 'country', 'region', 'city', 'browser', 'os', 'device'] as const;
+const LOW_CARDINALITY = new Set(['country', 'browser', 'os', 'device', 'utmMedium']);
+
+/** Every column of `visits`, in order, with its type. */
+export const VISIT_TABLE_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['visitKey', 'String'],
+  ['userId', 'String'],
+  ['anonymousId', 'String'],
+  ['start', "DateTime64(6, 'UTC')"],
+  ['end', "DateTime64(6, 'UTC')"],
+  ['pageviews', 'UInt32'],
+  ['events', 'UInt32'],
+  ['bounce', 'UInt8'],
+  ['entryPage', 'String'],
+  ['exitPage', 'String'],
+  ...VISIT_ATTRIBUTE_COLUMNS.map((name): [string, string] => [name, LOW_CARDINALITY.has(name) ? 'LowCardinality(String)' : 'String']),
+  ['sign', 'Int8'],
+];
+
+/** The table that stores a workspace's visits: `visits`, or its shard tables on a cluster. */
+export const visitsStorageTable = (cluster: string): string => (cluster ? 'visits_local' : 'visits');
+
+function visitsWithPersons({ db, dbName, onCluster, cluster }: MigrationTarget): string {
+  if (!cluster) return `CREATE VIEW IF NOT EXISTS ${db}.visits_with_persons AS SELECT *, ${personOfIds(dbName)} AS personId FROM ${db}.visits`;
+  return `CREATE VIEW IF NOT EXISTS ${db}.visits_with_persons ${onCluster} AS
+    SELECT v.*, if(v.userId != '', if(a.personId != '', a.personId, v.userId), if(l.personId != '', l.personId, v.anonymousId)) AS personId
+    FROM ${db}.visits AS v
+    LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL WHERE isAlias) AS a ON a.id = v.userId
+    LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL) AS l ON l.id = v.anonymousId`;
+}
+
+export const visitMigrations: Migration[] = [
+  {
+    version: 6,
+    name: 'visits',
+    statements: (target) => {
+      const { db, dbName, onCluster, cluster, engine } = target;
+      const columns = `(${VISIT_TABLE_COLUMNS.map(([name, type]) => `\`${name}\` ${type}`).join(', ')})`;
+      // A day's visits of one device sit together: the overview reads ranges of days.
+      const order = 'ORDER BY (toDate(start), visitKey, start)';
+      const tables = cluster
+        ? [
+            `CREATE TABLE IF NOT EXISTS ${db}.visits_local ${onCluster} ${columns} ENGINE = ReplicatedCollapsingMergeTree('/clickhouse/tables/{shard}/{database}/visits_local', '{replica}', sign) ${order}`,
+            `CREATE TABLE IF NOT EXISTS ${db}.visits ${onCluster} AS ${db}.visits_local ENGINE = Distributed('${cluster}', '${dbName}', 'visits_local', cityHash64(visitKey))`,
+          ]
+        : [`CREATE TABLE IF NOT EXISTS ${db}.visits ${columns} ENGINE = CollapsingMergeTree(sign) ${order}`];
+      return [
+        ...tables,
+        // How far the builder has come: the arrival time (parsedAt) of the last event built, and
+        // the session timeout the visits were cut with (another one builds them all again).
+        `CREATE TABLE IF NOT EXISTS ${db}.visit_progress ${onCluster} (builtThrough DateTime64(6, 'UTC'), complete Bool, timeoutMinutes UInt32, version UInt64)
+          ENGINE = ${cluster ? engine('ReplacingMergeTree', 'version') : 'ReplacingMergeTree(version)'} ORDER BY tuple()`,
+        visitsWithPersons(target),
+      ];
+    },
+  },
+];

@@ -1,0 +1,132 @@
+import { VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
+import { personVisits, VISIT_EVENTS } from '../stats/sessions';
+import { SqlParams } from '../../sql-params';
+import type { Params } from '../../storage/storage';
+
+/**
+ * The statements of the visit builder (visit-builder.ts), pure functions of the database (quoted),
+ * the visit keys and their windows. Times are whole µs since the epoch, as decimal strings.
+ */
+
+
+/** A visit key and the span of time (µs) whose visits are to be made again. */
+export interface VisitWindow {
+  key: string;
+  from: string;
+  to: string;
+}
+
+export interface Statement {
+  sql: string;
+  params: Params;
+}
+
+const COLUMNS = VISIT_TABLE_COLUMNS.map(([name]) => `\`${name}\``);
+const VALUE_COLUMNS = COLUMNS.filter((c) => c !== '`sign`');
+
+/** The newest arrival time (µs) of the next `step` events after `after`, or of all when fewer. */
+export function nextStepEnd(db: string, after: string, step: number): Statement {
+  return {
+    sql: `SELECT toString(max(p)) AS through, count() AS n FROM (
+      SELECT toUnixTimestamp64Micro(parsedAt) AS p FROM ${db}.events
+      WHERE parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') ORDER BY parsedAt LIMIT {step:UInt64})`,
+    params: { after, step },
+  };
+}
+
+/** Per visit key, the span of the visit events that arrived in (after, through]. */
+export function arrivedWindows(db: string, after: string, through: string): Statement {
+  return {
+    sql: `SELECT ${VISIT_KEY} AS key, toString(toUnixTimestamp64Micro(min(timestamp))) AS from, toString(toUnixTimestamp64Micro(max(timestamp))) AS to
+      FROM ${db}.events
+      WHERE parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') AND parsedAt <= fromUnixTimestamp64Micro({through:Int64}, 'UTC')
+        AND ${VISIT_EVENTS} AND ${VISIT_KEY} != ''
+      GROUP BY key`,
+    params: { after, through },
+  };
+}
+
+/** The whole span of the stored visits of `keys` (erasure: their visits are all made again). */
+export function storedSpans(db: string, keys: readonly string[]): Statement {
+  const params = new SqlParams();
+  return {
+    sql: `SELECT visitKey AS key, toString(min(toUnixTimestamp64Micro(start))) AS from, toString(max(toUnixTimestamp64Micro(end))) AS to
+      FROM ${db}.visits WHERE visitKey IN ${params.bind(keys, 'Array(String)')} GROUP BY key HAVING sum(sign) > 0`,
+    params: params.values,
+  };
+}
+
+/** The visits still counted (not cancelled) of each window's key that reach within `timeout` of it. */
+function liveVisits(db: string, windows: readonly VisitWindow[], timeout: number, params: SqlParams): string {
+  const keys = params.bind(windows.map((w) => w.key), 'Array(String)');
+  const bound = (values: string[]) => `arrayMap(x -> toInt64(x), ${params.bind(values, 'Array(String)')})`;
+  const from = bound(windows.map((w) => String(BigInt(w.from) - BigInt(timeout))));
+  const to = bound(windows.map((w) => String(BigInt(w.to) + BigInt(timeout))));
+  return `SELECT ${VALUE_COLUMNS.join(', ')}, sum(sign) AS live FROM ${db}.visits
+    WHERE visitKey IN ${keys}
+      AND toUnixTimestamp64Micro(end) >= transform(visitKey, ${keys}, ${from}, toInt64(0))
+      AND toUnixTimestamp64Micro(start) <= transform(visitKey, ${keys}, ${to}, toInt64(0))
+    GROUP BY ${VALUE_COLUMNS.join(', ')} HAVING live > 0`;
+}
+
+/** Per key, the span of its stored visits that reach within `timeout` of its window. */
+export function touchedSpans(db: string, windows: readonly VisitWindow[], timeout: number): Statement {
+  const params = new SqlParams();
+  return {
+    sql: `SELECT visitKey AS key, toString(min(toUnixTimestamp64Micro(start))) AS from, toString(max(toUnixTimestamp64Micro(end))) AS to
+      FROM (${liveVisits(db, windows, timeout, params)}) GROUP BY key`,
+    params: params.values,
+  };
+}
+
+/**
+ * One insert: a cancelling copy of every stored visit reaching within `timeout` of each window
+ * (`windows`, as the arrivals gave them), and the visits the engine cuts again from the events of
+ * each key within its widened window (`widened`: the window and the spans of those visits). One
+ * block, so one part: a stop cannot keep the cancellations without the new visits.
+ */
+export function rebuildVisits(db: string, windows: readonly VisitWindow[], widened: readonly VisitWindow[], timeout: number): Statement {
+  const params = new SqlParams();
+  const cancelled = liveVisits(db, windows, timeout, params);
+  const keys = params.bind(widened.map((w) => w.key), 'Array(String)');
+  const bound = (values: string[]) => `arrayMap(x -> toInt64(x), ${params.bind(values, 'Array(String)')})`;
+  const from = bound(widened.map((w) => w.from));
+  const to = bound(widened.map((w) => w.to));
+  const first = widened.reduce((m, w) => (BigInt(w.from) < m ? BigInt(w.from) : m), BigInt(widened[0]!.from));
+  const last = widened.reduce((m, w) => (BigInt(w.to) > m ? BigInt(w.to) : m), BigInt(widened[0]!.to));
+  const where = `${VISIT_KEY} IN ${keys}
+    AND timestamp >= fromUnixTimestamp64Micro(${params.bind(String(first), 'Int64')}, 'UTC') AND timestamp <= fromUnixTimestamp64Micro(${params.bind(String(last), 'Int64')}, 'UTC')
+    AND toUnixTimestamp64Micro(timestamp) >= transform(${VISIT_KEY}, ${keys}, ${from}, toInt64(0))
+    AND toUnixTimestamp64Micro(timestamp) <= transform(${VISIT_KEY}, ${keys}, ${to}, toInt64(-1))`;
+  const source = { key: VISIT_KEY, table: `${db}.events`, attributes: [['userId', 'userId'], ['anonymousId', 'anonymousId']] as Array<[string, string]> };
+  const fresh = `SELECT personId AS visitKey, v.userId, v.anonymousId, fromUnixTimestamp64Micro(v.sessionStart, 'UTC'), fromUnixTimestamp64Micro(v.sessionEnd, 'UTC'),
+      v.sessionPageviews, v.eventCount, v.bounce, v.entryPage, v.exitPage, ${VISIT_TABLE_COLUMNS.slice(10, -1).map(([name]) => `v.${name}`).join(', ')}, toInt8(1)
+    FROM ${personVisits(where, params.bind(timeout, 'Int64'), undefined, false, source)}
+    ARRAY JOIN visits AS v`;
+  return {
+    sql: `INSERT INTO ${db}.visits (${COLUMNS.join(', ')})
+      SETTINGS max_insert_threads = 1, min_insert_block_size_rows = 1000000000, min_insert_block_size_bytes = 1000000000000
+      SELECT ${VALUE_COLUMNS.join(', ')}, toInt8(-1) FROM (${cancelled}) ARRAY JOIN range(toUInt64(live)) AS copy
+      UNION ALL
+      ${fresh}`,
+    params: params.values,
+  };
+}
+
+/** The builder's progress: how far (parsedAt, µs) events are built, and whether all were. */
+export function readProgress(db: string): Statement {
+  return { sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, timeoutMinutes FROM ${db}.visit_progress FINAL`, params: {} };
+}
+
+export function writeProgress(db: string, through: string, complete: boolean, timeoutMinutes: number, version: number): Statement {
+  return {
+    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, timeoutMinutes, version)
+      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, {timeoutMinutes:UInt32}, {version:UInt64})`,
+    params: { through, complete, timeoutMinutes, version },
+  };
+}
+
+/** Every stored visit dropped (`table`: `visits`, or its shards' `visits_local ON CLUSTER`). */
+export function dropVisits(db: string, table: string): Statement {
+  return { sql: `TRUNCATE TABLE ${db}.${table}`, params: {} };
+}

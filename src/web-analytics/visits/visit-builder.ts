@@ -1,0 +1,201 @@
+import type { Logger } from '../../log';
+import { identifier, type Storage } from '../../storage/storage';
+import { arrivedWindows, dropVisits, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+
+export interface VisitBuilderOptions {
+  /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
+  sessionTimeoutMinutes: number;
+  /** Events built per step at most: a workspace's history is built in steps of this many. */
+  stepEvents?: number;
+  /** The table visits are stored in, for dropping them all: `visits`, or on a cluster `visits_local ON CLUSTER ...`. */
+  storageTable?: string;
+}
+
+/** A database's builder: whether a build runs, whether more arrived meanwhile, and who waits. */
+interface DatabaseState {
+  running?: Promise<void>;
+  dirty: boolean;
+  /** Keys whose every stored visit is made again at the next build (erasure). */
+  erased: Set<string>;
+  /** Whether every event stored is built (the Stats API reads stored visits only then). */
+  complete: boolean;
+  through?: string;
+  version: number;
+}
+
+const STEP_EVENTS = 200_000;
+/**
+ * At start, events that arrived this long before the last one built are built again: a stop may
+ * come between loading events and building them, and requests accepted at the same time reach the
+ * log a little out of order. Building is idempotent, so again costs only time.
+ */
+const RECOVERY_MARGIN_MICROS = 10n * 60n * 1_000_000n;
+
+/**
+ * Keeps each workspace's `visits` table (src/storage/migrations/visits.ts) as events arrive: one
+ * build at a time per database, started after each load and again while more arrive. A build
+ * takes the events that arrived (by `parsedAt`) since the last one, and for each visit key cuts
+ * again, in the engine, the visits its new events touch: late events join or split the visit they
+ * fall in. A workspace's history is built the same way, in steps, from its first event; until it
+ * is, `complete` is false and the Stats API reads events.
+ */
+export class VisitBuilder {
+  private readonly states = new Map<string, DatabaseState>();
+  private readonly timeoutMicros: number;
+  private readonly step: number;
+  private readonly timeoutMinutes: number;
+  private readonly storageTable: string;
+  private stopped = false;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly log: Logger,
+    options: VisitBuilderOptions,
+  ) {
+    this.timeoutMicros = options.sessionTimeoutMinutes * 60_000_000;
+    this.step = options.stepEvents ?? STEP_EVENTS;
+    this.timeoutMinutes = options.sessionTimeoutMinutes;
+    this.storageTable = options.storageTable ?? 'visits';
+  }
+
+  /** Events of `database` were loaded: a build follows. */
+  changed(database: string): void {
+    const state = this.state(database);
+    state.dirty = true;
+    this.schedule(database, state);
+  }
+
+  /** The visits of `keys` (a person's ids, erased) are made again from what events remain. */
+  async erased(database: string, keys: readonly string[]): Promise<void> {
+    const state = this.state(database);
+    for (const key of keys) state.erased.add(key);
+    state.dirty = true;
+    await this.built(database);
+  }
+
+  /**
+   * Resolves once every event loaded before the call is built into visits, with true; with false
+   * at once while the workspace's history is still being built (its questions read events then).
+   */
+  async built(database: string): Promise<boolean> {
+    const state = this.state(database);
+    for (;;) {
+      if (this.stopped) return false;
+      if (state.through !== undefined && !state.complete) {
+        this.schedule(database, state);
+        return false;
+      }
+      if (!state.dirty && !state.running && state.through !== undefined) return true;
+      if (!state.running) this.schedule(database, state);
+      await state.running;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.states.values()].map((s) => s.running));
+  }
+
+  /** The database is gone: its state is forgotten. */
+  forget(database: string): void {
+    this.states.delete(database);
+  }
+
+  private state(database: string): DatabaseState {
+    let state = this.states.get(database);
+    if (!state) this.states.set(database, (state = { dirty: true, erased: new Set(), complete: false, version: 0 }));
+    return state;
+  }
+
+  private schedule(database: string, state: DatabaseState): void {
+    if (state.running || this.stopped) return;
+    state.running = (async () => {
+      try {
+        while (state.dirty && !this.stopped) {
+          state.dirty = false;
+          await this.build(database, state);
+        }
+      } catch (err) {
+        // Left dirty: the next load or read builds again.
+        state.dirty = true;
+        this.log.warn('visits could not be built', { database, err });
+        throw err;
+      } finally {
+        state.running = undefined;
+      }
+    })().catch(() => {});
+  }
+
+  private async build(database: string, state: DatabaseState): Promise<void> {
+    const db = identifier(database);
+    if (state.through === undefined) {
+      let [progress] = await this.query(readProgress(db));
+      if (progress && Number(progress.timeoutMinutes) !== this.timeoutMinutes) {
+        // Cut with another timeout: every visit is made again.
+        this.log.info('visits are built again for a new session timeout', { database, was: Number(progress.timeoutMinutes), now: this.timeoutMinutes });
+        await this.query(dropVisits(db, this.storageTable));
+        progress = undefined;
+      }
+      const through = progress ? BigInt(String(progress.through)) - RECOVERY_MARGIN_MICROS : 0n;
+      state.through = String(through < 0n ? 0n : through);
+      state.complete = progress ? Boolean(progress.complete) && Number(progress.complete) !== 0 : false;
+      if (!state.complete) this.log.info('building visits', { database, from: state.through });
+    }
+    if (state.erased.size > 0) {
+      const keys = [...state.erased];
+      state.erased.clear();
+      const spans = await this.windows(storedSpans(db, keys));
+      if (spans.length > 0) await this.rebuild(db, spans);
+    }
+    for (;;) {
+      const [next] = await this.query(nextStepEnd(db, state.through, this.step));
+      const count = Number(next?.n ?? 0);
+      if (count === 0) {
+        // Nothing stored after the last step: every event is built.
+        if (!state.complete) {
+          state.complete = true;
+          await this.query(writeProgress(db, state.through, true, this.timeoutMinutes, this.nextVersion(state)));
+          this.log.info('visits built', { database });
+        }
+        break;
+      }
+      const through = String(next!.through);
+      const windows = await this.windows(arrivedWindows(db, state.through, through));
+      if (windows.length > 0) await this.rebuild(db, windows);
+      const finished = count < this.step;
+      if (finished && !state.complete) this.log.info('visits built', { database });
+      await this.query(writeProgress(db, through, state.complete || finished, this.timeoutMinutes, this.nextVersion(state)));
+      state.through = through;
+      state.complete ||= finished;
+      if (!state.complete) this.log.info('building visits', { database, through: new Date(Number(BigInt(through) / 1000n)).toISOString() });
+      // History is built a step per build, so that reads in between answer from events at once.
+      if (!state.complete) state.dirty = true;
+      if (finished || this.stopped || !state.complete) break;
+    }
+  }
+
+  /** A version of the progress row later than every one before (ReplacingMergeTree keeps the highest). */
+  private nextVersion(state: DatabaseState): number {
+    return Date.now() * 1000 + (state.version++ % 1000);
+  }
+
+  /** Cuts again the visits of each window's key, widened to the stored visits it touches. */
+  private async rebuild(db: string, windows: VisitWindow[]): Promise<void> {
+    const touched = new Map((await this.windows(touchedSpans(db, windows, this.timeoutMicros))).map((w) => [w.key, w]));
+    const widened = windows.map((w) => {
+      const t = touched.get(w.key);
+      if (!t) return w;
+      return { key: w.key, from: BigInt(t.from) < BigInt(w.from) ? t.from : w.from, to: BigInt(t.to) > BigInt(w.to) ? t.to : w.to };
+    });
+    const statement = rebuildVisits(db, windows, widened, this.timeoutMicros);
+    await this.storage.command(statement.sql, statement.params, 'background');
+  }
+
+  private async windows(statement: Statement): Promise<VisitWindow[]> {
+    return (await this.query(statement)).map((r) => ({ key: String(r.key), from: String(r.from), to: String(r.to) }));
+  }
+
+  private query(statement: Statement) {
+    return this.storage.query(statement.sql, statement.params, 'background');
+  }
+}
