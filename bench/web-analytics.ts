@@ -2,12 +2,15 @@
  * `bun bench/web-analytics.ts`: the console overview's questions, asked of Plausible's Stats API
  * v2 (`POST /api/v2/query`) over HTTP (checking, compiling, scheduling, running and shaping
  * included), on 10 million events of web traffic (bench/lib/web-mix.ts: visits of about five
- * events by 400,000 visitors over 30 days), next to the very statement it compiles run on the
- * engine alone (a sandbox session of the same settings, parameters bound), alternately. Prints a
- * Markdown table. `--smoke` runs it briefly on little data (CI keeps the script working); its
- * figures mean nothing. `--events=N` and `--rounds=N` change the size and the rounds,
- * `--memory=BYTES` and `--timeout=MS` the statements' limits (QUERY_MAX_MEMORY_BYTES,
- * QUERY_TIMEOUT_MS); `--warmups=N` the rounds run first and not counted (2).
+ * events by 400,000 visitors over 30 days), next to the anchor: the same question answered on
+ * the engine alone from a table of visits built as Plausible keeps its `sessions_v2`
+ * (bench/lib/anchor-visits.ts, built untimed; its SQL in bench/lib/anchor-questions.ts),
+ * alternately. Prints a Markdown table with whether the two answers are equal, and under it the
+ * first row where they differ, and the fixed cost of a question: the service over a day without
+ * events against `SELECT 1` on the engine. `--smoke` runs it briefly on little data (CI keeps the
+ * script working); its figures mean nothing. `--events=N` and `--rounds=N` change the size and
+ * the rounds, `--memory=BYTES` and `--timeout=MS` the statements' limits
+ * (QUERY_MAX_MEMORY_BYTES, QUERY_TIMEOUT_MS); `--warmups=N` the rounds run first and not counted (2).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -15,7 +18,11 @@ import { join } from 'node:path';
 import { buildConfig, readEnvFile } from '../src/config';
 import { silentLogger } from '../src/log';
 import { startService as startServiceHere } from '../src/service';
-import { compileStatsQuery } from '../src/web-analytics/stats/compile';
+import { toEngineDateTime } from '../src/timestamps';
+import { resolveDateRange } from '../src/web-analytics/stats/date-range';
+import { ANCHOR_SQL } from './lib/anchor-questions';
+import { createAnchorTablesSql, fillAnchorEventsSql, fillAnchorVisitsSql } from './lib/anchor-visits';
+import { firstDifference, rowsOfLines, type AnswerRow } from './lib/answer-rows';
 import { bulkWorkspace } from './lib/bulk-workspace';
 import { KEYS, ROOT } from './lib/processes';
 import { median, ms, percentile, timeInTurn } from './lib/stats';
@@ -41,10 +48,19 @@ const QUESTIONS: Array<{ name: string; body: Record<string, unknown> }> = [
   { name: 'a filtered screen (country and page)', body: { metrics: ['visitors', 'visits', 'bounce_rate', 'visit_duration'], date_range: '30d', filters: [['is', 'visit:country', ['DE']], ['contains', 'event:page', ['/p/1']]] } },
 ];
 
+/** Events per statement that builds the anchor's tables: memory stays modest. */
+const EVENTS_PER_BUILD_STATEMENT = 1_000_000;
+/** A question over a day without events, for the fixed cost of a question. */
+const EMPTY_DAY = { metrics: ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'], date_range: ['2000-01-01', '2000-01-01'] };
+
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-web-'));
 const started = Date.now();
 const rows: string[] = [];
+/** Lines printed under the table: the fixed cost, then where answers differ. */
+const notes: string[] = [];
+const differences: string[] = [];
 let generated = 0;
+let anchorBuilt = 0;
 try {
   const dataDir = join(workDir, 'data');
   console.error(`generating ${EVENTS.toLocaleString('en-US')} events in ${workDir}`);
@@ -57,20 +73,39 @@ try {
   const svc = await startServiceHere(config, silentLogger);
   const sandbox = svc.storage.openSandbox({ timeoutMs: config.queryTimeoutMs, maxResultRows: config.queryMaxResultRows, maxResultBytes: config.queryMaxResultBytes, maxMemoryBytes: config.queryMaxMemoryBytes });
   try {
+    console.error('building the anchor\'s tables (untimed)');
+    const buildStarted = performance.now();
+    for (const sql of createAnchorTablesSql(DATABASE)) await svc.storage.command(sql);
+    const parts = Math.max(1, Math.ceil(EVENTS / EVENTS_PER_BUILD_STATEMENT));
+    for (let part = 0; part < parts; part++) await svc.storage.command(fillAnchorEventsSql(DATABASE, config.sessionTimeoutMinutes, part, parts));
+    for (let part = 0; part < parts; part++) await svc.storage.command(fillAnchorVisitsSql(DATABASE, part, parts));
+    anchorBuilt = (performance.now() - buildStarted) / 1000;
+
+    const ask = async (body: Record<string, unknown>): Promise<AnswerRow[]> => {
+      const res = await fetch(`${svc.url}/api/v2/query`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ site_id: SITE, ...body }) });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${JSON.stringify(body)}: ${res.status}: ${text.slice(0, 500)}`);
+      return (JSON.parse(text) as { results: AnswerRow[] }).results;
+    };
+
+    const [service, engine] = (await timeInTurn([() => ask(EMPTY_DAY), () => sandbox.inspect(DATABASE, 'SELECT 1')], ITERATIONS, WARMUPS)) as [number[], number[]];
+    notes.push(`Fixed cost of a question: the service answers the aggregate metrics over a day without events in ${ms(median(service))} (p95 ${ms(percentile(service, 0.95))}); the engine answers \`SELECT 1\` in ${ms(median(engine))} (p95 ${ms(percentile(engine, 0.95))}).`);
+
     for (const question of QUESTIONS) {
-      const body = { site_id: SITE, ...question.body };
-      const ask = async () => {
-        const res = await fetch(`${svc.url}/api/v2/query`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const text = await res.text();
-        if (!res.ok) throw new Error(`${question.name}: ${res.status}: ${text.slice(0, 500)}`);
-      };
-      // The statement the service runs, compiled here once (the range is relative to now: the same days).
-      const compiled = compileStatsQuery(body, { now: Date.now(), timezone: 'UTC', sessionTimeoutMinutes: config.sessionTimeoutMinutes });
-      const alone = () => sandbox.inspect(DATABASE, compiled.sql, compiled.params);
-      const [service, engine] = (await timeInTurn([ask, alone], ITERATIONS, WARMUPS)) as [number[], number[]];
-      const [s, a] = [median(service), median(engine)];
-      rows.push(`| ${question.name} | ${ms(s)} (p95 ${ms(percentile(service, 0.95))}) | ${ms(a)} (p95 ${ms(percentile(engine, 0.95))}) | ${(s / a).toFixed(2)}× |`);
-      console.error(`  ${question.name}: service ${ms(s)}, the same SQL on the engine ${ms(a)}`);
+      // The range the service resolves (relative to now: the same days unless midnight passes).
+      const range = resolveDateRange(question.body.date_range, 'UTC', Date.now(), undefined);
+      const params = { from: toEngineDateTime(BigInt(range.from) * 1000n), to: toEngineDateTime(BigInt(range.to) * 1000n + 999n) };
+      const dimensions = ((question.body.dimensions as string[] | undefined) ?? []).length;
+      let serviceAnswer: AnswerRow[] = [];
+      let anchorAnswer: AnswerRow[] = [];
+      const fromService = async () => void (serviceAnswer = await ask(question.body));
+      const fromAnchor = async () => void (anchorAnswer = rowsOfLines(await sandbox.inspect(DATABASE, ANCHOR_SQL[question.name]!, params), dimensions));
+      const [service, anchor] = (await timeInTurn([fromService, fromAnchor], ITERATIONS, WARMUPS)) as [number[], number[]];
+      const [s, a] = [median(service), median(anchor)];
+      const difference = firstDifference(serviceAnswer, anchorAnswer);
+      if (difference) differences.push(`- ${question.name}: ${difference}`);
+      rows.push(`| ${question.name} | ${ms(s)} (p95 ${ms(percentile(service, 0.95))}) | ${ms(a)} (p95 ${ms(percentile(anchor, 0.95))}) | ${(s / a).toFixed(2)}× | ${difference ? 'no' : 'yes'} |`);
+      console.error(`  ${question.name}: service ${ms(s)}, anchor ${ms(a)}${difference ? ', answers differ' : ''}`);
     }
   } finally {
     await sandbox.close();
@@ -82,8 +117,10 @@ try {
 
 const cpu = cpus();
 console.log(
-  `Web analytics benchmark of ${new Date().toISOString().slice(0, 10)} on ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; ${EVENTS.toLocaleString('en-US')} events (generated in ${Math.round(generated)} s), 30 days; median of ${ITERATIONS} rounds; ${Math.round((Date.now() - started) / 1000)} s${smoke ? '; SMOKE RUN, figures meaningless' : ''}\n`,
+  `Web analytics benchmark of ${new Date().toISOString().slice(0, 10)} on ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; ${EVENTS.toLocaleString('en-US')} events (generated in ${Math.round(generated)} s, the anchor's tables built in ${Math.round(anchorBuilt)} s), 30 days; median of ${ITERATIONS} rounds; ${Math.round((Date.now() - started) / 1000)} s${smoke ? '; SMOKE RUN, figures meaningless' : ''}\n`,
 );
-console.log('| Overview question (POST /api/v2/query) | Service, over HTTP | The same SQL, engine alone | Ratio |');
-console.log('|---|---|---|---|');
+console.log('| Overview question | Service (`POST /api/v2/query`, over HTTP) | Anchor (visits table, engine alone) | Ratio | Equal answers |');
+console.log('|---|---|---|---|---|');
 for (const row of rows) console.log(row);
+if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
+if (differences.length > 0) console.log(`\nWhere the answers differ, the first row that does:\n${differences.join('\n')}`);
