@@ -75,6 +75,10 @@ try {
   try {
     console.error('building the anchor\'s tables (untimed)');
     const buildStarted = performance.now();
+    // The service's visits of the stored events are built first (as an existing install's are, in the background).
+    const building = performance.now();
+    while (!(await svc.visits.built(DATABASE))) await Bun.sleep(200);
+    console.error(`visits built in ${((performance.now() - building) / 1000).toFixed(1)} s`);
     for (const sql of createAnchorTablesSql(DATABASE)) await svc.storage.command(sql);
     const parts = Math.max(1, Math.ceil(EVENTS / EVENTS_PER_BUILD_STATEMENT));
     for (let part = 0; part < parts; part++) await svc.storage.command(fillAnchorEventsSql(DATABASE, config.sessionTimeoutMinutes, part, parts));

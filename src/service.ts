@@ -48,6 +48,7 @@ export interface Service {
   readonly store: WorkspaceStore;
   readonly webhooks: WebhookSupervisor;
   readonly streams: EventStreams;
+  readonly visits: VisitBuilder;
   /** Stops accepting, finishes in-flight requests, commits accepted events, closes storage. */
   stop(): Promise<void>;
 }
@@ -281,5 +282,5 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await close();
     log.info('stopped');
   };
-  return { url, port: server.port, clickhousePort: clickhouseServer?.port, storage, buffer, store, webhooks, streams, stop: () => (stopping ??= stop()) };
+  return { url, port: server.port, clickhousePort: clickhouseServer?.port, storage, buffer, store, webhooks, streams, visits, stop: () => (stopping ??= stop()) };
 }

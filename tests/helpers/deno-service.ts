@@ -67,6 +67,9 @@ export async function startDenoService(settings: Record<string, string>, log: Lo
     get store() {
       return inProcessOnly('store');
     },
+    get visits() {
+      return inProcessOnly('visits');
+    },
     get webhooks() {
       return inProcessOnly('webhooks');
     },

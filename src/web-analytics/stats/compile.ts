@@ -16,7 +16,7 @@ import {
   type StatsAnswer,
   type StatsMetric,
 } from './model';
-import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
+import { sessionEvents, sessionVisits, VISIT_EVENTS, type SessionNeeds } from './sessions';
 
 /**
  * The Stats API v2 compiler: a pure function from a Plausible query (checked here, with
@@ -489,14 +489,14 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   }
   if (context.storedVisits && storedVisitQuestion(q.metrics, dimensions, eventFiltered)) {
     const inStored = `end >= ${from} AND start <= ${to}`;
-    return finish(storedVisitsStatement(dimensions, timeBuckets, conditions, inStored, tz, rangeStart, from), true);
+    return finish(storedVisitsStatement(dimensions, timeBuckets, conditions, inStored, tz, rangeStart, from, inRange), true);
   }
   const withTotals = needsTotals ? `SELECT *, uniqExactIf(personId, anyM) OVER () AS totalVisitors, uniqExactIf(personId, anyM0) OVER () AS totalVisitors0 FROM (${perVisit})` : `SELECT *, 0 AS totalVisitors, 0 AS totalVisitors0 FROM (${perVisit})`;
   return finish(`FROM (${withTotals})`);
 
   /** The statement and its shaping, given what it reads (`FROM` ... with the metric columns' inputs). */
   function finish(source: string, stored = false): CompiledStatsQuery {
-  const metricSql: Record<StatsMetric, string> = stored ? STORED_METRIC_SQL : {
+  const metricSql: Record<StatsMetric, string> = stored ? storedMetricSql(dimensions.every((d) => d.kind === 'time')) : {
     visitors: 'uniqExactIf(personId, anyM)',
     visits: 'countIf(anyM)',
     pageviews: 'sum(pv)',
@@ -560,17 +560,18 @@ LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /** Metrics of stored visits (sign arithmetic: a cancelled visit's rows sum to nothing), per person and dimension values first. */
-const STORED_METRIC_SQL: Record<StatsMetric, string> = {
+const storedMetricSql = (eventsJoined: boolean): Record<StatsMetric, string> => ({
   visitors: 'countIf(vis > 0)',
   visits: 'sum(vis)',
-  pageviews: 'sum(pvs)',
-  events: 'sum(evs)',
+  // Joined from events, the same on every row of a time bucket; else the visits' own.
+  pageviews: eventsJoined ? 'any(epv)' : 'sum(pvs)',
+  events: eventsJoined ? 'any(eev)' : 'sum(evs)',
   bounce_rate: 'toUInt32(ifNotFinite(round(sum(bs) / sum(vis) * 100), 0))',
   visit_duration: 'toUInt32(ifNotFinite(round(sum(durs) / sum(vis)), 0))',
   views_per_visit: 'ifNotFinite(round(sum(pvs) / sum(vis), 2), 0)',
   percentage: 'ifNotFinite(round(countIf(vis > 0) / any(totalVisitors) * 100, 2), 0)',
   conversion_rate: '0',
-};
+});
 
 const STORED_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
 
@@ -585,7 +586,7 @@ function storedVisitQuestion(metrics: readonly StatsMetric[], dimensions: readon
  * sums of `sign`. A visit is under the day (week, month) of its last event and under every hour
  * it was active, as Plausible's time series put it.
  */
-function storedVisitsStatement(dimensions: readonly Dimension[], buckets: ReadonlyMap<string, TimeBucket>, conditions: readonly string[], inRange: string, tz: string, rangeStart: string, from: string): string {
+function storedVisitsStatement(dimensions: readonly Dimension[], buckets: ReadonlyMap<string, TimeBucket>, conditions: readonly string[], inRange: string, tz: string, rangeStart: string, from: string, eventsInRange: string): string {
   const hourly = dimensions.some((d) => buckets.get(d.name) === 'hour');
   const columns = dimensions.map((d, i) => {
     const bucket = buckets.get(d.name);
@@ -594,7 +595,16 @@ function storedVisitsStatement(dimensions: readonly Dimension[], buckets: Readon
   });
   const names = dimensions.map((_, i) => `d_${i}`);
   const where = [inRange, ...conditions, ...(hourly ? [`slot >= toStartOfHour(${from})`] : [])].join(' AND ');
-  return `FROM (SELECT personId, vis, pvs, evs, bs, durs${names.map((n) => `, ${n}`).join('')}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (
+  // Page views and events are the range's own (Plausible reads them from events), by the events'
+  // time buckets, when the dimensions are times; else those of the visits counted.
+  const byTime = dimensions.every((d) => d.kind === 'time');
+  const eventColumns = dimensions.map((d, i) => `${bucketSql('timestamp', buckets.get(d.name)!, tz, rangeStart)} AS d_${i}`);
+  const events = byTime
+    ? `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`
+    : '';
+  const visits = `SELECT personId, vis, pvs, evs, bs, durs${names.map((n) => `, ${n}`).join('')}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (`;
+  const joined = (inner: string) => (byTime ? `FROM (${inner}) AS s ${names.length > 0 ? `LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : `CROSS JOIN (${events}) AS e`}` : `FROM (${inner})`);
+  return joined(`${visits}
     SELECT personId${names.map((n) => `, ${n}`).join('')}, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs, sum(sign * bounce) AS bs,
       sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
     FROM (
@@ -603,5 +613,5 @@ function storedVisitsStatement(dimensions: readonly Dimension[], buckets: Readon
       WHERE ${where}
     )
     GROUP BY personId${names.map((n) => `, ${n}`).join('')}
-  ))`;
+  )`);
 }
