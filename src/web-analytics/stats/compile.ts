@@ -16,7 +16,8 @@ import {
   type StatsAnswer,
   type StatsMetric,
 } from './model';
-import { sessionEvents, sessionVisits, VISIT_EVENTS, type SessionNeeds } from './sessions';
+import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
+import { filterKind, pagesSource, storedVisitsSource, type StoredQuestion } from './stored-visits';
 
 /**
  * The Stats API v2 compiler: a pure function from a Plausible query (checked here, with
@@ -50,9 +51,9 @@ export interface CompiledStatsQuery {
   answer(rows: Row[]): StatsAnswer;
 }
 
-type TimeBucket = 'hour' | 'day' | 'week' | 'month';
+export type TimeBucket = 'hour' | 'day' | 'week' | 'month';
 
-interface Dimension {
+export interface Dimension {
   name: string;
   kind: 'time' | 'event' | 'visit';
   /** The value of an event's row. */
@@ -159,7 +160,7 @@ function needs(dimensions: readonly string[]): SessionNeeds {
 }
 
 /** The bucket of a time column as Plausible labels it. */
-function bucketSql(column: string, bucket: TimeBucket, tz: string, rangeStart: string): string {
+export function bucketSql(column: string, bucket: TimeBucket, tz: string, rangeStart: string): string {
   switch (bucket) {
     case 'hour':
       return `formatDateTime(${column}, '%Y-%m-%d %H:00:00', ${tz})`;
@@ -487,16 +488,31 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
     const selected = sessionMetrics.length === 0 ? '0' : eventFiltered && splits ? 'max(anyM) OVER (PARTITION BY personId, sessionNo)' : 'anyM';
     perVisit = `SELECT *, ${selected} AND vr AS sc, ${selected} AND vrb AS scb FROM (${parts})`;
   }
-  if (context.storedVisits && storedVisitQuestion(q.metrics, dimensions, eventFiltered)) {
-    const inStored = `end >= ${from} AND start <= ${to}`;
-    return finish(storedVisitsStatement(dimensions, timeBuckets, conditions, inStored, tz, rangeStart, from, inRange), true);
+  if (context.storedVisits) {
+    // Each top-level filter is of visits or of pages alone, or the question reads events.
+    const kinds = q.filters.map((f) => filterKind(f));
+    const stored: StoredQuestion = {
+      metrics: q.metrics,
+      dimensions,
+      buckets: timeBuckets,
+      visitConditions: conditions.filter((_, i) => kinds[i] === 'visit'),
+      pageConditions: conditions.filter((_, i) => kinds[i] === 'page'),
+      entryConditions: bounceConditions,
+      visitsInRange: `end >= ${from} AND start <= ${to}`,
+      eventsInRange: inRange,
+      from,
+      tz,
+      rangeStart,
+    };
+    const answered = kinds.every((k) => k !== 'other') ? storedVisitsSource(stored) ?? pagesSource(stored) : undefined;
+    if (answered) return finish(answered.source, answered.metrics, answered.having);
   }
   const withTotals = needsTotals ? `SELECT *, uniqExactIf(personId, anyM) OVER () AS totalVisitors, uniqExactIf(personId, anyM0) OVER () AS totalVisitors0 FROM (${perVisit})` : `SELECT *, 0 AS totalVisitors, 0 AS totalVisitors0 FROM (${perVisit})`;
   return finish(`FROM (${withTotals})`);
 
   /** The statement and its shaping, given what it reads (`FROM` ... with the metric columns' inputs). */
-  function finish(source: string, stored = false): CompiledStatsQuery {
-  const metricSql: Record<StatsMetric, string> = stored ? storedMetricSql(dimensions.every((d) => d.kind === 'time')) : {
+  function finish(source: string, storedMetrics?: Record<StatsMetric, string>, storedHaving?: string): CompiledStatsQuery {
+  const metricSql: Record<StatsMetric, string> = storedMetrics ?? {
     visitors: 'uniqExactIf(personId, anyM)',
     visits: 'countIf(anyM)',
     pageviews: 'sum(pv)',
@@ -519,7 +535,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const grouped = dimensions.length > 0;
   const sql = `SELECT ${dimensionNames.map((d) => `${d}, `).join('')}${metricColumns.join(', ')}, count() OVER () AS total_rows
 ${source}
-${grouped ? `GROUP BY ${dimensionNames.join(', ')}\nHAVING ${stored ? 'sum(vis) > 0' : 'countIf(anyM) > 0 OR countIf(sc) > 0'}` : ''}
+${grouped ? `GROUP BY ${dimensionNames.join(', ')}\nHAVING ${storedHaving ?? 'countIf(anyM) > 0 OR countIf(sc) > 0'}` : ''}
 ORDER BY ${orderTerms.join(', ')}
 LIMIT ${limit} OFFSET ${offset}`;
 
@@ -557,61 +573,4 @@ LIMIT ${limit} OFFSET ${offset}`;
     },
   };
 }
-}
-
-/** Metrics of stored visits (sign arithmetic: a cancelled visit's rows sum to nothing), per person and dimension values first. */
-const storedMetricSql = (eventsJoined: boolean): Record<StatsMetric, string> => ({
-  visitors: 'countIf(vis > 0)',
-  visits: 'sum(vis)',
-  // Joined from events, the same on every row of a time bucket; else the visits' own.
-  pageviews: eventsJoined ? 'any(epv)' : 'sum(pvs)',
-  events: eventsJoined ? 'any(eev)' : 'sum(evs)',
-  bounce_rate: 'toUInt32(ifNotFinite(round(sum(bs) / sum(vis) * 100), 0))',
-  visit_duration: 'toUInt32(ifNotFinite(round(sum(durs) / sum(vis)), 0))',
-  views_per_visit: 'ifNotFinite(round(sum(pvs) / sum(vis), 2), 0)',
-  percentage: 'ifNotFinite(round(countIf(vis > 0) / any(totalVisitors) * 100, 2), 0)',
-  conversion_rate: '0',
-});
-
-const STORED_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'pageviews', 'events', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
-
-/** Whether stored visits answer a question: only visit and time dimensions and filters, and metrics of visits. */
-function storedVisitQuestion(metrics: readonly StatsMetric[], dimensions: readonly Dimension[], eventFiltered: boolean): boolean {
-  return !eventFiltered && metrics.every((m) => STORED_METRICS.has(m)) && dimensions.every((d) => d.kind !== 'event');
-}
-
-/**
- * What a question of stored visits reads: the visits active in the range (ending in or after its
- * start, starting before its end: Plausible's rule), one row per person and dimension values with
- * sums of `sign`. A visit is under the day (week, month) of its last event and under every hour
- * it was active, as Plausible's time series put it.
- */
-function storedVisitsStatement(dimensions: readonly Dimension[], buckets: ReadonlyMap<string, TimeBucket>, conditions: readonly string[], inRange: string, tz: string, rangeStart: string, from: string, eventsInRange: string): string {
-  const hourly = dimensions.some((d) => buckets.get(d.name) === 'hour');
-  const columns = dimensions.map((d, i) => {
-    const bucket = buckets.get(d.name);
-    if (!bucket) return `${d.sql} AS d_${i}`;
-    return `${bucketSql(bucket === 'hour' ? 'slot' : 'end', bucket, tz, rangeStart)} AS d_${i}`;
-  });
-  const names = dimensions.map((_, i) => `d_${i}`);
-  const where = [inRange, ...conditions, ...(hourly ? [`slot >= toStartOfHour(${from})`] : [])].join(' AND ');
-  // Page views and events are the range's own (Plausible reads them from events), by the events'
-  // time buckets, when the dimensions are times; else those of the visits counted.
-  const byTime = dimensions.every((d) => d.kind === 'time');
-  const eventColumns = dimensions.map((d, i) => `${bucketSql('timestamp', buckets.get(d.name)!, tz, rangeStart)} AS d_${i}`);
-  const events = byTime
-    ? `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`
-    : '';
-  const visits = `SELECT personId, vis, pvs, evs, bs, durs${names.map((n) => `, ${n}`).join('')}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (`;
-  const joined = (inner: string) => (byTime ? `FROM (${inner}) AS s ${names.length > 0 ? `LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : `CROSS JOIN (${events}) AS e`}` : `FROM (${inner})`);
-  return joined(`${visits}
-    SELECT personId${names.map((n) => `, ${n}`).join('')}, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs, sum(sign * bounce) AS bs,
-      sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
-    FROM (
-      SELECT personId, sign, pageviews, events, bounce, start, end${columns.map((c) => `, ${c}`).join('')}
-      FROM visits_with_persons${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
-      WHERE ${where}
-    )
-    GROUP BY personId${names.map((n) => `, ${n}`).join('')}
-  )`);
 }

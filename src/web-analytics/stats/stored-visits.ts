@@ -1,0 +1,151 @@
+import { VISIT_KEY } from '../../storage/migrations/visits';
+import type { StatsMetric } from './model';
+import { bucketSql, type Dimension, type TimeBucket } from './compile';
+import { PAGE_PATH, VISIT_EVENTS } from './sessions';
+
+/**
+ * Questions answered from stored visits (`visits_with_persons`, src/storage/migrations/visits.ts)
+ * rather than by cutting the range's events into visits: visit metrics and dimensions, filtered by
+ * visit attributes and by pages. Every visit row counts with its `sign` (a cancelled visit's rows
+ * sum to nothing), so each question first sums per person and dimension values. A visit belongs to
+ * every range it is active in (it ends in or after the range's start and starts before its end),
+ * under the day (week, month) of its last event and every hour it was active: Plausible's rules
+ * (plausible/analytics: lib/plausible/stats/sql/where_builder.ex, expression.ex).
+ */
+
+export interface StoredQuestion {
+  metrics: readonly StatsMetric[];
+  dimensions: readonly Dimension[];
+  buckets: ReadonlyMap<string, TimeBucket>;
+  /** Conditions of top-level filters on visit dimensions (over the visit's columns). */
+  visitConditions: readonly string[];
+  /** Conditions of top-level filters on `event:page` (over an event's `path`). */
+  pageConditions: readonly string[];
+  /** The page filters applied to the visit's entry page: the visits whose bounces count. */
+  entryConditions: readonly string[];
+  visitsInRange: string;
+  eventsInRange: string;
+  /** The range's start, bound (DateTime64). */
+  from: string;
+  tz: string;
+  rangeStart: string;
+}
+
+/** The rows a question reads, the SQL of each metric over them, and which groups are kept. */
+export interface StoredSource {
+  source: string;
+  metrics: Record<StatsMetric, string>;
+  having: string;
+}
+
+/** What a top-level filter names: visit dimensions only, `event:page` only, or anything else. */
+export function filterKind(filter: unknown): 'visit' | 'page' | 'other' {
+  const names: string[] = [];
+  const walk = (f: unknown): void => {
+    if (!Array.isArray(f)) return;
+    if (f[0] === 'and' || f[0] === 'or') (Array.isArray(f[1]) ? f[1] : []).forEach(walk);
+    else if (f[0] === 'not') walk(f[1]);
+    else names.push(String(f[1]));
+  };
+  walk(filter);
+  if (names.length > 0 && names.every((n) => n.startsWith('visit:'))) return 'visit';
+  if (names.length > 0 && names.every((n) => n === 'event:page')) return 'page';
+  return 'other';
+}
+
+const VISIT_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
+const and = (parts: readonly string[]) => (parts.length === 0 ? '1' : parts.map((p) => `(${p})`).join(' AND '));
+const list = (names: readonly string[]) => names.map((n) => `, ${n}`).join('');
+
+/**
+ * A question of visits: dimensions of visits and times, and visit metrics (page views and events
+ * too when no page is filtered). With page filters, the visits counted are those with an event in
+ * the range on a page they select (found by the visit's key and span); their bounce rate is of
+ * those that entered on such a page, as Plausible's is.
+ */
+export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined {
+  const paged = q.pageConditions.length > 0;
+  const allowed = (m: StatsMetric) => VISIT_METRICS.has(m) || (!paged && (m === 'pageviews' || m === 'events'));
+  if (!q.metrics.every(allowed) || !q.dimensions.every((d) => d.kind !== 'event')) return undefined;
+  const hourly = q.dimensions.some((d) => q.buckets.get(d.name) === 'hour');
+  const columns = q.dimensions.map((d, i) => {
+    const bucket = q.buckets.get(d.name);
+    return bucket ? `${bucketSql(bucket === 'hour' ? 'slot' : 'end', bucket, q.tz, q.rangeStart)} AS d_${i}` : `${d.sql} AS d_${i}`;
+  });
+  const names = q.dimensions.map((_, i) => `d_${i}`);
+  const matching = paged
+    ? `\n      INNER JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times
+        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS m USING (visitKey)`
+    : '';
+  const where = [
+    q.visitsInRange,
+    ...q.visitConditions,
+    ...(paged ? ['arrayExists(t -> t >= toUnixTimestamp64Micro(start) AND t <= toUnixTimestamp64Micro(end), times)'] : []),
+    ...(hourly ? [`slot >= toStartOfHour(${q.from})`] : []),
+  ];
+  // Page views and events are the range's own (Plausible reads them from events), by the events'
+  // time buckets, when the dimensions are times; else those of the visits counted.
+  const byTime = q.dimensions.every((d) => d.kind === 'time');
+  const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
+  const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
+  const perPerson = `SELECT personId, vis, pvs, evs, bs, bv, durs${list(names)}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (
+    SELECT personId${list(names)}, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs,
+      sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv,
+      sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
+    FROM (
+      SELECT personId, sign, pageviews, events, bounce, start, end, ${and(q.entryConditions)} AS entered${columns.map((c) => `, ${c}`).join('')}
+      FROM visits_with_persons${matching}${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
+      WHERE ${and(where)}
+    )
+    GROUP BY personId${list(names)}
+  )`;
+  const joinEvents = byTime && !paged;
+  const source = joinEvents
+    ? `FROM (${perPerson}) AS s ${names.length > 0 ? `LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : `CROSS JOIN (${events}) AS e`}`
+    : `FROM (${perPerson})`;
+  return {
+    source,
+    metrics: {
+      visitors: 'countIf(vis > 0)',
+      visits: 'sum(vis)',
+      // Joined from events, the same on every row of a time bucket; else the visits' own.
+      pageviews: joinEvents ? 'any(epv)' : 'sum(pvs)',
+      events: joinEvents ? 'any(eev)' : 'sum(evs)',
+      bounce_rate: 'toUInt32(ifNotFinite(round(sum(bs) / sum(bv) * 100), 0))',
+      visit_duration: 'toUInt32(ifNotFinite(round(sum(durs) / sum(vis)), 0))',
+      views_per_visit: 'ifNotFinite(round(sum(pvs) / sum(vis), 2), 0)',
+      percentage: 'ifNotFinite(round(countIf(vis > 0) / any(totalVisitors) * 100, 2), 0)',
+      conversion_rate: '0',
+    },
+    having: 'sum(vis) > 0',
+  };
+}
+
+const PAGE_METRICS = new Set<StatsMetric>(['visitors', 'pageviews', 'events', 'bounce_rate']);
+
+/**
+ * Top pages: visitors, page views and events of each page from the range's events (filtered by
+ * page), and the bounce rate of the visits that entered on it from stored visits.
+ */
+export function pagesSource(q: StoredQuestion): StoredSource | undefined {
+  if (q.dimensions.length !== 1 || q.dimensions[0]!.name !== 'event:page' || q.visitConditions.length > 0 || !q.metrics.every((m) => PAGE_METRICS.has(m))) return undefined;
+  const pages = `SELECT path AS d_0, uniqExact(personId) AS pageVisitors, countIf(type = 'page') AS pageViews, count() AS pageEvents
+    FROM (SELECT personId, type, ${PAGE_PATH} AS path FROM events_with_persons WHERE ${VISIT_EVENTS} AND personId != '' AND ${q.eventsInRange})
+    WHERE ${and(q.pageConditions)} GROUP BY d_0`;
+  const bounces = `SELECT entryPage AS d_0, sum(sign * bounce) AS bs, sum(sign) AS bv FROM visits WHERE ${q.visitsInRange} GROUP BY d_0`;
+  return {
+    source: `FROM (${pages}) AS p LEFT JOIN (${bounces}) AS b USING (d_0)`,
+    metrics: {
+      visitors: 'any(pageVisitors)',
+      visits: '0',
+      pageviews: 'any(pageViews)',
+      events: 'any(pageEvents)',
+      bounce_rate: 'toUInt32(ifNotFinite(round(any(bs) / any(bv) * 100), 0))',
+      visit_duration: '0',
+      views_per_visit: '0',
+      percentage: '0',
+      conversion_rate: '0',
+    },
+    having: '1',
+  };
+}
