@@ -47,8 +47,8 @@ export const ANCHOR_SQL: Record<string, string> = {
   // reads page views (an event-only metric) from events when a question mixes them.
   'aggregate metrics': `SELECT visitors, visits, pageviews, views_per_visit, bounce_rate, visit_duration
     FROM (SELECT ${VISITORS} AS visitors, ${VISITS} AS visits, ${VIEWS_PER_VISIT} AS views_per_visit, ${BOUNCE_RATE} AS bounce_rate, ${VISIT_DURATION} AS visit_duration
-      FROM ${ANCHOR_VISITS} WHERE ${VISITS_IN_RANGE})
-    CROSS JOIN (SELECT countIf(isPage) AS pageviews FROM ${ANCHOR_EVENTS} WHERE ${EVENTS_IN_RANGE})`,
+      FROM ${ANCHOR_VISITS} WHERE ${VISITS_IN_RANGE}) AS v
+    CROSS JOIN (SELECT countIf(isPage) AS pageviews FROM ${ANCHOR_EVENTS} WHERE ${EVENTS_IN_RANGE}) AS e`,
   'time series by day': `SELECT day, visitors, visits, pageviews, bounce_rate, visit_duration
     FROM (SELECT ${VISIT_DAY} AS day, ${VISITORS} AS visitors, ${VISITS} AS visits, ${BOUNCE_RATE} AS bounce_rate, ${VISIT_DURATION} AS visit_duration
       FROM ${ANCHOR_VISITS} WHERE ${VISITS_IN_RANGE} GROUP BY day) AS v
