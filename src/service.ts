@@ -89,6 +89,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     ingestLagSeconds: () => buffer.lagSeconds,
     webhookRetriesPending: () => webhooks.retriesPending(),
     bodyBytesInFlight: () => bodies.inUse,
+    visitBuildsPending: () => visits.pending,
   });
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
   const visits = new VisitBuilder(storage, log, {
@@ -186,6 +187,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await identities.settled(databaseName);
     await identities.rebuild(databaseName);
   }
+  // Visits of events stored before (a restart, an upgrade) are built in the background.
+  for (const { databaseName } of store.list()) visits.changed(databaseName);
   const fastReads = new FastReads(storage, readColumns, log);
   const enrichment = new Enrichment({ trustedProxies: config.trustedProxies, storeClientAddress: config.storeClientAddress, countries: new Countries() });
   const visitorSalts = new VisitorSalts(storage, config.metaDatabase, migrations.onCluster);

@@ -18,6 +18,8 @@ export interface MetricSources {
   webhookRetriesPending(): number;
   /** Request body bytes reserved by requests being read, parsed or handled. */
   bodyBytesInFlight(): number;
+  /** Workspaces whose stored events are not all built into visits yet (their history, at first). */
+  visitBuildsPending(): number;
 }
 
 /** Upper bounds in seconds for requests, inserts and statements: from a millisecond to a minute. */
@@ -74,6 +76,11 @@ export function createServiceMetrics(sources: MetricSources) {
   );
   registry.sampledGauge('analytics_webhook_retries_pending', 'Webhook deliveries that failed and wait for a retry.', sources.webhookRetriesPending);
   const limited = registry.counter('analytics_rate_limited_total', 'Requests refused with 429 by a rate limit, by limit.', ['limit']);
+  registry.sampledGauge(
+    'analytics_visit_builds_pending',
+    "Workspaces whose stored events are not all built into visits yet (a workspace's history is built in the background after an upgrade; its Stats API reads events meanwhile).",
+    sources.visitBuildsPending,
+  );
   registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
   const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');
   const plausibleDropped = registry.counter(

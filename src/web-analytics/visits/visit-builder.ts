@@ -58,6 +58,13 @@ export class VisitBuilder {
     this.storageTable = options.storageTable ?? 'visits';
   }
 
+  /** Workspaces whose events are not all built: their history, or what arrived last. */
+  get pending(): number {
+    let n = 0;
+    for (const state of this.states.values()) if (!state.complete || state.dirty || state.running) n++;
+    return n;
+  }
+
   /** Events of `database` were loaded: a build follows. */
   changed(database: string): void {
     const state = this.state(database);
