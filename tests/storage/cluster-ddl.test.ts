@@ -81,10 +81,21 @@ describe('the DDL on a cluster', () => {
     // Indexes, settings and TTL belong to the table that stores; the Distributed one only gets the column.
     for (const sql of ddl.filter((s) => /^ALTER TABLE `default_ws`/.test(s.trim()))) {
       if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|property_read_)/);
-      else expect(sql).toMatch(/\.`?events_local`? /);
+      else expect(sql).toMatch(/\.`?(events|visits)_local`? /);
     }
     expect(ddl.some((s) => /events_local.*replicated_deduplication_window/s.test(s))).toBe(true);
     expect(ddl.some((s) => /non_replicated_deduplication_window/.test(s))).toBe(false);
+  });
+
+  test("a workspace's stored visits: ReplicatedCollapsingMergeTree visits_local per shard, Distributed by visit key, and their TTL with the events'", () => {
+    const local = ddl.filter((s) => /CREATE TABLE IF NOT EXISTS `default_ws`\.visits_local/.test(s));
+    expect(local).toHaveLength(1);
+    expect(oneLine(local[0]!)).toContain("ENGINE = ReplicatedCollapsingMergeTree('/clickhouse/tables/{shard}/{database}/visits_local', '{replica}', sign) ORDER BY (toDate(start), visitKey, start)");
+    const distributed = ddl.filter((s) => /CREATE TABLE IF NOT EXISTS `default_ws`\.visits /.test(s));
+    expect(oneLine(distributed[0]!)).toContain(`AS \`default_ws\`.visits_local ENGINE = Distributed('${CLUSTER}', 'default_ws', 'visits_local', cityHash64(visitKey))`);
+    expect(ddl.some((s) => /ALTER TABLE `default_ws`\.`visits_local` ON CLUSTER .* MODIFY TTL end \+ INTERVAL 30 DAY/.test(oneLine(s)))).toBe(true);
+    // The builder's statements read and write through the Distributed table.
+    expect(issued.some((s) => /INSERT INTO `default_ws`\.visit_progress/.test(s.sql))).toBe(true);
   });
 
   test('the metadata is replicated on every node: one Keeper path for all', () => {
@@ -144,6 +155,6 @@ describe('the DDL on a cluster', () => {
       const fn = /Storage definition[^\n]*\n\s*Function (\w+)/.exec(ast)?.[1];
       engines.add(fn!);
     }
-    expect([...engines].sort()).toEqual(['Distributed', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree']);
+    expect([...engines].sort()).toEqual(['Distributed', 'ReplicatedCollapsingMergeTree', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree']);
   });
 });

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log';
 import { identifier, identifierName, type Storage } from '../storage';
 import { eventsStorageTable, metadataEngine } from './engines';
+import { visitsStorageTable } from './visits';
 
 export interface MigrationTarget {
   /** The database, already quoted. */
@@ -59,6 +60,8 @@ export class MigrationRunner {
   readonly onCluster: string;
   /** The table that stores a workspace's events (ALTER and DELETE go there): `events_local` on a cluster. */
   readonly eventsTable: string;
+  /** The table that stores a workspace's visits: `visits_local` on a cluster. */
+  readonly visitsTable: string;
 
   constructor(
     private readonly storage: Storage,
@@ -69,6 +72,7 @@ export class MigrationRunner {
     this.meta = identifier(metaDatabase);
     this.onCluster = cluster ? `ON CLUSTER ${identifier(cluster)}` : '';
     this.eventsTable = eventsStorageTable(cluster);
+    this.visitsTable = visitsStorageTable(cluster);
   }
 
   /** Creates the metadata database and its migration ledger. */
