@@ -153,7 +153,7 @@ export function createApp(deps: AppDeps) {
     .use(openApi(assets))
     // Before the JSON body reader and the body budget's hooks: it streams its body itself, and
     // reserves it once its key is checked.
-    .use(eventImportRoutes({ ...deps, reservations }))
+    .use(eventImportRoutes({ ...deps, reservations, loadedSince: (database, parsedAt) => deps.visits.loadedSince(database, parsedAt) }))
     .use(bodyBudget(reservations, bodyCaller(deps.store, { collectionPaths, keylessPaths: new Set([PLAUSIBLE_EVENT_PATH]) })))
     .use(jsonBody({ maxBytes: deps.maxBodyBytes, pace, streamedPaths: new Set([IMPORT_PATH]) }))
     .use(statusRoutes(deps.storage.mode))

@@ -20,6 +20,7 @@ export interface ImportRoutesDeps {
   buffer: IngestBuffer;
   clock: MonotonicClock;
   maxEventBytes: number;
+  loadedSince?: (database: string, parsedAt: bigint) => void;
   /** The body budget: an import reserves its body once its key is checked, as the JSON routes do. */
   reservations: BodyReservations;
 }

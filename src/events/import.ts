@@ -3,6 +3,7 @@ import { t } from 'elysia';
 import { decodeBody, RawBody } from '../http/json-body';
 import { HttpProblem } from '../http/problem';
 import type { MonotonicClock } from '../monotonic-clock';
+import type { Micros } from '../timestamps';
 import { lacksEventName, toStoredInput, TRACK_NEEDS_EVENT } from './event-input';
 import { acceptEvent, type AcceptedEvent } from './event-rows';
 import { IngestOverloadedError, type IngestBuffer } from './ingest-buffer';
@@ -41,6 +42,12 @@ export interface ImportDeps {
   buffer: IngestBuffer;
   clock: MonotonicClock;
   maxEventBytes: number;
+  /**
+   * Told, once a batch is loaded, of its first event's arrival time: a batch's events take their
+   * time as they are read, so events stored after them may have arrived later (stored visits are
+   * built by arrival: they look back to it).
+   */
+  loadedSince?: (database: string, parsedAt: Micros) => void;
 }
 
 /** A line of the body: its number (from 1), and its text unless it is over the size limit. */
@@ -127,6 +134,10 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
   const submit = (batch: AcceptedEvent[]) => {
     const done = submitBatch(deps.buffer, database, batch).then(
       ({ stored, suppressed }) => {
+        if (stored > 0 && deps.loadedSince) {
+          const since = batch[0]!.parsedAt;
+          deps.buffer.loaded(database).then(() => deps.loadedSince!(database, since), () => {});
+        }
         summary.stored += stored;
         summary.suppressed += suppressed;
         summary.duplicates += batch.length - stored - suppressed;

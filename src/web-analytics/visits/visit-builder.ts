@@ -20,6 +20,8 @@ interface DatabaseState {
   /** Whether every event stored is built (the Stats API reads stored visits only then). */
   complete: boolean;
   through?: string;
+  /** Where the next build starts instead, when before `through` (loadedSince). */
+  since?: string;
   version: number;
 }
 
@@ -70,6 +72,17 @@ export class VisitBuilder {
     const state = this.state(database);
     state.dirty = true;
     this.schedule(database, state);
+  }
+
+  /**
+   * Events that arrived at `parsedAt` or after were loaded after others that arrived later (an
+   * import's batch): the next build looks back to them.
+   */
+  loadedSince(database: string, parsedAt: bigint): void {
+    const state = this.state(database);
+    const before = String(parsedAt - 1n);
+    state.since = state.since === undefined || BigInt(before) < BigInt(state.since) ? before : state.since;
+    this.changed(database);
   }
 
   /** The visits of `keys` (a person's ids, erased) are made again from what events remain. */
@@ -147,6 +160,10 @@ export class VisitBuilder {
       state.through = String(through < 0n ? 0n : through);
       state.complete = progress ? Boolean(progress.complete) && Number(progress.complete) !== 0 : false;
       if (!state.complete) this.log.info('building visits', { database, from: state.through });
+    }
+    if (state.since !== undefined) {
+      if (BigInt(state.since) < BigInt(state.through!)) state.through = state.since;
+      state.since = undefined;
     }
     if (state.erased.size > 0) {
       const keys = [...state.erased];
