@@ -152,6 +152,11 @@ describe('counters move', () => {
   });
 });
 
+test("workspaces whose visits are being built: none once a workspace's events are built", async () => {
+  await sendEvents(svc, [{ type: 'page', anonymousId: 'visit-gauge', context: { page: { path: '/' } } }]);
+  await eventually('every workspace built', async () => sampleValue(await scrape(), 'analytics_visit_builds_pending') === 0);
+});
+
 describe('webhook deliveries', () => {
   const receivers: WebhookReceiver[] = [];
   afterAll(() => Promise.all(receivers.map((r) => r.stop())));
@@ -192,6 +197,7 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_rate_limited_total',
     'analytics_request_bodies_shed_total',
     'analytics_request_body_bytes_in_flight',
+    'analytics_visit_builds_pending',
     'analytics_webhook_attempts_total',
     'analytics_webhook_retries_pending',
   ]);

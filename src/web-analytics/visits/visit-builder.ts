@@ -13,8 +13,14 @@ export interface VisitBuilderOptions {
 
 /** A database's builder: whether a build runs, whether more arrived meanwhile, and who waits. */
 interface DatabaseState {
+  /** The build under way: one step (a load's arrivals, or a step of the history). */
   running?: Promise<void>;
   dirty: boolean;
+  /** Loads told of (`changed`), and how many of them the builds that finished covered. */
+  requested: number;
+  covered: number;
+  /** Whether the last build failed: reads do not wait for visits then (they read events). */
+  failing: boolean;
   /** Keys whose every stored visit is made again at the next build (erasure). */
   erased: Set<string>;
   /** Whether every event stored is built (the Stats API reads stored visits only then). */
@@ -26,6 +32,8 @@ interface DatabaseState {
 }
 
 const STEP_EVENTS = 200_000;
+/** After a failed build, the next is tried this much later (the events wait in the engine). */
+const RETRY_MS = 1000;
 /**
  * At start, events that arrived this long before the last one built are built again: a stop may
  * come between loading events and building them, and requests accepted at the same time reach the
@@ -71,6 +79,7 @@ export class VisitBuilder {
   changed(database: string): void {
     const state = this.state(database);
     state.dirty = true;
+    state.requested++;
     this.schedule(database, state);
   }
 
@@ -89,7 +98,7 @@ export class VisitBuilder {
   async erased(database: string, keys: readonly string[]): Promise<void> {
     const state = this.state(database);
     for (const key of keys) state.erased.add(key);
-    state.dirty = true;
+    this.changed(database);
     await this.built(database);
   }
 
@@ -99,21 +108,22 @@ export class VisitBuilder {
    */
   async built(database: string): Promise<boolean> {
     const state = this.state(database);
+    const target = state.requested;
     for (;;) {
-      if (this.stopped) return false;
+      if (this.stopped || state.failing) return false;
       if (state.through !== undefined && !state.complete) {
         this.schedule(database, state);
         return false;
       }
-      if (!state.dirty && !state.running && state.through !== undefined) return true;
-      if (!state.running) this.schedule(database, state);
+      if (state.covered >= target && state.through !== undefined) return true;
+      this.schedule(database, state);
       await state.running;
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.states.values()].map((s) => s.running));
+    await Promise.all([...this.states.values()].map((s) => s.running?.catch(() => {})));
   }
 
   /** The database is gone: its state is forgotten. */
@@ -123,27 +133,33 @@ export class VisitBuilder {
 
   private state(database: string): DatabaseState {
     let state = this.states.get(database);
-    if (!state) this.states.set(database, (state = { dirty: true, erased: new Set(), complete: false, version: 0 }));
+    if (!state) this.states.set(database, (state = { dirty: true, requested: 1, covered: 0, failing: false, erased: new Set(), complete: false, version: 0 }));
     return state;
   }
 
+  /** Starts a build when one is due and none runs; another follows while more arrive. */
   private schedule(database: string, state: DatabaseState): void {
-    if (state.running || this.stopped) return;
-    state.running = (async () => {
-      try {
-        while (state.dirty && !this.stopped) {
-          state.dirty = false;
-          await this.build(database, state);
-        }
-      } catch (err) {
-        // Left dirty: the next load or read builds again.
-        state.dirty = true;
-        this.log.warn('visits could not be built', { database, err });
-        throw err;
-      } finally {
-        state.running = undefined;
-      }
-    })().catch(() => {});
+    if (state.running || this.stopped || !state.dirty) return;
+    const covers = state.requested;
+    state.dirty = false;
+    state.running = this.build(database, state).then(
+      () => {
+        state.covered = Math.max(state.covered, covers);
+        state.failing = false;
+      },
+      (err) => {
+        this.log.warn('visits could not be built; trying again in a second', { database, err });
+        state.failing = true;
+        setTimeout(() => {
+          state.dirty = true;
+          this.schedule(database, state);
+        }, RETRY_MS).unref();
+      },
+    );
+    state.running.finally(() => {
+      state.running = undefined;
+      this.schedule(database, state);
+    });
   }
 
   private async build(database: string, state: DatabaseState): Promise<void> {
@@ -159,7 +175,12 @@ export class VisitBuilder {
       const through = progress ? BigInt(String(progress.through)) - RECOVERY_MARGIN_MICROS : 0n;
       state.through = String(through < 0n ? 0n : through);
       state.complete = progress ? Boolean(progress.complete) && Number(progress.complete) !== 0 : false;
-      if (!state.complete) this.log.info('building visits', { database, from: state.through });
+      if (!state.complete) {
+        // The history is built by the next builds, reads meanwhile answering from events.
+        this.log.info('building visits', { database, from: state.through });
+        state.dirty = true;
+        return;
+      }
     }
     if (state.since !== undefined) {
       if (BigInt(state.since) < BigInt(state.through!)) state.through = state.since;
