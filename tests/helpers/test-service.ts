@@ -61,7 +61,7 @@ export async function startTestService(overrides: Record<string, string> = {}, s
 }
 
 /** POSTs events (with the public key unless told) and returns the parsed 201 body (fails the test otherwise). */
-export async function sendEvents(svc: TestService, events: unknown[], key = svc.publicKey): Promise<{ results: Array<Record<string, unknown>> }> {
+export async function sendEvents(svc: Pick<TestService, 'request' | 'publicKey'>, events: unknown[], key = svc.publicKey): Promise<{ results: Array<Record<string, unknown>> }> {
   const res = await svc.request('POST', '/events', { key, body: { events } });
   if (res.status !== 201) throw new Error(`POST /events answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as { results: Array<Record<string, unknown>> };

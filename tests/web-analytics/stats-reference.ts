@@ -32,6 +32,52 @@ export interface Visit {
   end: number;
 }
 
+type VisitEvent = LogEvent & { context?: Record<string, unknown> };
+
+/** Where a visit comes from and its enrichment, which its events share: a referrer and a context. */
+export function randomVisitContext(random: () => number): { referrer: string; context: Record<string, unknown> } {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const where = pick(SOURCES);
+  return {
+    referrer: where.referrer,
+    context: {
+      location: { country: pick(COUNTRIES), region: 'R1' },
+      browser: { name: pick(BROWSERS) },
+      os: { name: pick(OSES) },
+      device: { type: pick(DEVICES) },
+      campaign: where.utm ?? {},
+      source: where.source,
+    },
+  };
+}
+
+/**
+ * The `k`th event of a visit, sent as `who` at `timestamp`: a page view (the first one mostly;
+ * its path in `context.page`, or for some senders only in properties) or a goal, interactive or
+ * not; a later event has a different browser now and then, which the visit must not take.
+ */
+export function visitEvent(random: () => number, visit: { referrer: string; context: Record<string, unknown> }, who: { userId?: string; anonymousId?: string }, k: number, timestamp: string): VisitEvent {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const path = pick(PATHS);
+  const page = { path, url: `https://example.com${path}`, referrer: k === 0 ? visit.referrer : `https://example.com/` };
+  const eventContext: Record<string, unknown> = { ...visit.context, page };
+  if (k > 0 && random() < 0.15) eventContext.browser = { name: 'Edge' };
+  const isPage = k === 0 ? random() < 0.9 : random() < 0.6;
+  if (isPage) {
+    // Segment SDKs and our tracker also put the path in properties; some senders only there.
+    const onlyProperties = random() < 0.2;
+    return { type: 'page', ...who, properties: onlyProperties ? { path, url: page.url, referrer: page.referrer } : { title: 'T' }, context: onlyProperties ? { ...eventContext, page: undefined } : eventContext, timestamp };
+  }
+  const interactive = random() < 0.8;
+  return { type: 'track', event: pick(GOALS), ...who, properties: { plan: pick(['free', 'pro']) }, context: interactive ? eventContext : { ...eventContext, interactive: false }, timestamp };
+}
+
+/** The time to a visit's next event: whole seconds up to 20 minutes, sometimes exactly 30 minutes (a new visit), 29:59 or nothing (a tie). */
+export function gapToNext(random: () => number): number {
+  const r = random();
+  return r < 0.05 ? 30 * MINUTE : r < 0.1 ? 30 * MINUTE - 1000 : r < 0.15 ? 0 : Math.floor((random() * 20 * MINUTE) / 1000) * 1000 + 1000;
+}
+
 /**
  * A log of visits between `from` and `to` (ms): about `visitors` × 2.5 visits of 1-6 events, each
  * visit's events sharing its enrichment (with a different browser now and then on a later event,
@@ -41,8 +87,7 @@ export interface Visit {
  */
 export function visitLog(seed: number, from: number, to: number, visitors: number): Ev[] {
   const random = seededRandom(seed);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const events: Array<LogEvent & { context?: Record<string, unknown> }> = [];
+  const events: VisitEvent[] = [];
   for (let v = 0; v < visitors; v++) {
     const kind = random();
     const ids = kind < 0.6 ? { anonymousId: `cookieless-${v}` } : kind < 0.8 ? { userId: `user-${v}` } : { anonymousId: `anon-${v}` };
@@ -51,35 +96,13 @@ export function visitLog(seed: number, from: number, to: number, visitors: numbe
     for (let s = 0; s < visits; s++) {
       let t = from + Math.floor(random() * (to - from));
       t = Math.floor(t / 1000) * 1000;
-      const where = pick(SOURCES);
-      const context = {
-        location: { country: pick(COUNTRIES), region: 'R1' },
-        browser: { name: pick(BROWSERS) },
-        os: { name: pick(OSES) },
-        device: { type: pick(DEVICES) },
-        campaign: where.utm ?? {},
-        source: where.source,
-      };
+      const visit = randomVisitContext(random);
       const count = 1 + Math.floor(random() * 6);
       for (let k = 0; k < count && t <= to; k++) {
-        const path = pick(PATHS);
-        const page = { path, url: `https://example.com${path}`, referrer: k === 0 ? where.referrer : `https://example.com/` };
-        const eventContext: Record<string, unknown> = { ...context, page };
-        if (k > 0 && random() < 0.15) eventContext.browser = { name: 'Edge' };
-        const isPage = k === 0 ? random() < 0.9 : random() < 0.6;
         const signedIn = linksLater && k === count - 1 && s === visits - 1;
         const who = signedIn ? { userId: `user-${v}`, anonymousId: `anon-${v}` } : ids;
-        if (isPage) {
-          // Segment SDKs and our tracker also put the path in properties; some senders only there.
-          const onlyProperties = random() < 0.2;
-          events.push({ type: 'page', ...who, properties: onlyProperties ? { path, url: page.url, referrer: page.referrer } : { title: 'T' }, context: onlyProperties ? { ...eventContext, page: undefined } : eventContext, timestamp: '' });
-        } else {
-          const interactive = random() < 0.8;
-          events.push({ type: 'track', event: pick(GOALS), ...who, properties: { plan: pick(['free', 'pro']) }, context: interactive ? eventContext : { ...eventContext, interactive: false }, timestamp: '' });
-        }
-        events[events.length - 1]!.timestamp = new Date(t).toISOString();
-        const r = random();
-        t += r < 0.05 ? 30 * MINUTE : r < 0.1 ? 30 * MINUTE - 1000 : r < 0.15 ? 0 : Math.floor(random() * 20 * MINUTE / 1000) * 1000 + 1000;
+        events.push(visitEvent(random, visit, who, k, new Date(t).toISOString()));
+        t += gapToNext(random);
       }
     }
   }
