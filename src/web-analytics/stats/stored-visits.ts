@@ -73,19 +73,24 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
     return bucket ? `${bucketSql(bucket === 'hour' ? 'slot' : 'end', bucket, q.tz, q.rangeStart)} AS d_${i}` : `${d.sql} AS d_${i}`;
   });
   const names = q.dimensions.map((_, i) => `d_${i}`);
-  const matching = paged
-    ? `\n      INNER JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times
-        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS m USING (visitKey)`
+  // Page views and events are the range's own (Plausible reads them from events), by the events'
+  // time buckets when the dimensions are times, else of each visit's events in the range.
+  const byTime = q.dimensions.every((d) => d.kind === 'time');
+  const counted = !byTime && q.metrics.some((m) => m === 'pageviews' || m === 'events');
+  // The range's events of each visit key, for visits selected by their pages or counting them.
+  const span = (t: string) => `${t} >= toUnixTimestamp64Micro(start) AND ${t} <= toUnixTimestamp64Micro(end)`;
+  const keyEvents = paged || counted
+    ? `\n      ${paged ? 'INNER' : 'LEFT'} JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times, groupArray(toUInt8(type = 'page')) AS pages
+        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS k USING (visitKey)`
     : '';
+  const inRangeCounts = counted ? `arrayCount((t, p) -> p AND ${span('t')}, times, pages)` : 'pageviews';
+  const inRangeEvents = counted ? `arrayCount(t -> ${span('t')}, times)` : 'events';
   const where = [
     q.visitsInRange,
     ...q.visitConditions,
-    ...(paged ? ['arrayExists(t -> t >= toUnixTimestamp64Micro(start) AND t <= toUnixTimestamp64Micro(end), times)'] : []),
+    ...(paged ? [`arrayExists(t -> ${span('t')}, times)`] : []),
     ...(hourly ? [`slot >= toStartOfHour(${q.from})`] : []),
   ];
-  // Page views and events are the range's own (Plausible reads them from events), by the events'
-  // time buckets, when the dimensions are times; else those of the visits counted.
-  const byTime = q.dimensions.every((d) => d.kind === 'time');
   const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
   const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
   const perPerson = `SELECT personId, vis, pvs, evs, bs, bv, durs${list(names)}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (
@@ -93,8 +98,8 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
       sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv,
       sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
     FROM (
-      SELECT personId, sign, pageviews, events, bounce, start, end, ${and(q.entryConditions)} AS entered${columns.map((c) => `, ${c}`).join('')}
-      FROM visits_with_persons${matching}${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
+      SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, start, end, ${and(q.entryConditions)} AS entered${columns.map((c) => `, ${c}`).join('')}
+      FROM visits_with_persons${keyEvents}${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
       WHERE ${and(where)}
     )
     GROUP BY personId${list(names)}
