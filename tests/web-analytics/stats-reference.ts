@@ -26,8 +26,12 @@ const SOURCES: ReadonlyArray<{ source: string; referrer: string; utm?: Record<st
 ];
 
 export interface Visit {
+  /** The person of its first event: the visitor. */
   personId: string;
+  /** Its events within the range asked. */
   events: Ev[];
+  /** All its events, the range's or not. */
+  all: Ev[];
   start: number;
   end: number;
 }
@@ -115,27 +119,34 @@ export interface Ev extends Sent {
 
 const pathOf = (e: Ev) => (e.context?.page?.path as string | undefined) || (e.properties?.path as string | undefined) || '';
 
-/** The visits of the page and track events within [from, to], by the sessions' definition. */
+/**
+ * The visits active within [from, to] (ending in or after it starts, starting before it ends:
+ * Plausible's rule), whole: each device's (an event's anonymousId, else its userId) page and track
+ * events (not Plausible's engagement reports) cut where the gap reaches the timeout.
+ */
 export function sessionize(events: readonly Ev[], from: number, to: number, timeoutMinutes = 30): Visit[] {
-  const byPerson = new Map<string, Ev[]>();
+  const byKey = new Map<string, Ev[]>();
   for (const e of events) {
-    if ((e.type !== 'page' && e.type !== 'track') || e.at < from || e.at > to) continue;
-    byPerson.set(e.personId, [...(byPerson.get(e.personId) ?? []), e]);
+    if ((e.type !== 'page' && e.type !== 'track') || e.event === 'engagement') continue;
+    const key = e.anonymousId || e.userId || '';
+    byKey.set(key, [...(byKey.get(key) ?? []), e]);
   }
   const visits: Visit[] = [];
-  for (const [personId, list] of byPerson) {
+  for (const list of byKey.values()) {
     list.sort((a, b) => a.at - b.at || a.index - b.index);
     let current: Visit | undefined;
     for (const e of list) {
       if (!current || e.at - current.end >= timeoutMinutes * MINUTE) {
-        current = { personId, events: [], start: e.at, end: e.at };
+        current = { personId: e.personId, events: [], all: [], start: e.at, end: e.at };
         visits.push(current);
       }
-      current.events.push(e);
+      current.all.push(e);
       current.end = e.at;
     }
   }
-  return visits;
+  return visits
+    .filter((v) => v.end >= from && v.start <= to)
+    .map((v) => ({ ...v, events: v.all.filter((e) => e.at >= from && e.at <= to) }));
 }
 
 /** Plausible's display of an empty value. */
@@ -143,9 +154,9 @@ const blank = (value: string, empty: string) => (value === '' ? empty : value);
 
 /** A visit's dimension values (from its first event; entry and exit pages from its page views). */
 export function visitValue(visit: Visit, dimension: string): string {
-  const first = visit.events[0]!;
+  const first = visit.all[0]!;
   const c = first.context ?? {};
-  const pages = visit.events.filter((e) => e.type === 'page');
+  const pages = visit.all.filter((e) => e.type === 'page');
   switch (dimension) {
     case 'visit:entry_page':
       return pages.length ? pathOf(pages[0]!) : '';
@@ -234,6 +245,43 @@ function matchesFilter(filter: Filter, value: (dimension: string) => string): bo
   throw new Error(op);
 }
 
+/** What a top-level filter names: visit dimensions only, `event:page` only, or anything else (as the service routes it). */
+function filterKind(filter: Filter): 'visit' | 'page' | 'other' {
+  const names: string[] = [];
+  const walk = (f: Filter): void => {
+    if (f[0] === 'and' || f[0] === 'or') (f[1] as Filter[]).forEach(walk);
+    else if (f[0] === 'not') walk(f[1] as Filter);
+    else names.push(String(f[1]));
+  };
+  walk(filter);
+  if (names.length > 0 && names.every((n) => n.startsWith('visit:'))) return 'visit';
+  if (names.length > 0 && names.every((n) => n === 'event:page')) return 'page';
+  return 'other';
+}
+
+/**
+ * Which of the service's ways answers a query (src/web-analytics/stats/stored-visits.ts): from the
+ * visits (visit and time dimensions, filters of visits or pages), the top pages, or the range's
+ * events each with its visit.
+ */
+function routeOf(query: ReferenceQuery): 'visits' | 'pages' | 'events' {
+  const dims = query.dimensions ?? [];
+  const kinds = (query.filters ?? []).map(filterKind);
+  if (kinds.includes('other')) return 'events';
+  const counts = query.metrics.some((m) => m === 'pageviews' || m === 'events');
+  const visitMetrics = ['visitors', 'visits', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage'];
+  const paged = kinds.includes('page');
+  const byTime = dims.every((d) => d.startsWith('time'));
+  if (
+    dims.every((d) => !d.startsWith('event:')) &&
+    query.metrics.every((m) => visitMetrics.includes(m) || (!paged && (m === 'pageviews' || m === 'events'))) &&
+    !(byTime && counts && kinds.length > 0)
+  )
+    return 'visits';
+  if (dims.length === 1 && dims[0] === 'event:page' && !kinds.includes('visit') && query.metrics.every((m) => ['visitors', 'pageviews', 'events', 'bounce_rate'].includes(m))) return 'pages';
+  return 'events';
+}
+
 /** ClickHouse's `round` of a float: half to even. */
 export function roundHalfEven(x: number, digits = 0): number {
   const f = 10 ** digits;
@@ -252,12 +300,18 @@ export interface ReferenceQuery {
 }
 
 /**
- * The answer's rows and total row count for `query` over `visits` (already limited to the range),
- * computed the plain way: for each visit, the events the filters select (the filters see each
- * event's own values and its visit's); event metrics count those events, visit metrics the
- * visits with at least one, once each, under the bucket of the visit's start (or its entry page).
+ * The answer's rows and total row count for `query` over `visits` (those active in the range, which
+ * starts at `from`), computed the plain way, by the route the service takes (routeOf):
+ * - visits: the visits the visit filters select (and with page filters, that have an event of the
+ *   range on such a page), under their values and their last event's time bucket (every hour they
+ *   were active for `time:hour`); page views and events of the range under their own time bucket;
+ * - pages: each page's visitors, page views and events of the range, and the bounce rate of the
+ *   visits entering on it;
+ * - events: for each visit, the events of the range the filters select (the filters see each
+ *   event's own values and its visit's); event metrics count those events, visit metrics the
+ *   visits with at least one, once each, under their last event's bucket and their entry page.
  */
-export function reference(visits: readonly Visit[], query: ReferenceQuery): { rows: Array<{ dimensions: string[]; metrics: number[] }>; total: number } {
+export function reference(visits: readonly Visit[], query: ReferenceQuery, from = -Infinity): { rows: Array<{ dimensions: string[]; metrics: number[] }>; total: number } {
   const dims = query.dimensions ?? [];
   const filters = query.filters ?? [];
   const goalFree = filters.filter((f) => f[1] !== 'event:goal');
@@ -265,8 +319,8 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery): { ro
   const valueFor = (visit: Visit, e: Ev) => (d: string) => (d.startsWith('visit:') ? visitValue(visit, d) : eventValue(e, d));
   const keyOf = (visit: Visit, e: Ev) => dims.map((d) => (d.startsWith('time') ? timeValue(e.at, d) : d.startsWith('event:props:') ? valueFor(visit, e)(d) || '(none)' : valueFor(visit, e)(d)));
   const visitKey = (visit: Visit) => {
-    const entry = visit.events.find((e) => e.type === 'page');
-    return dims.map((d) => (d.startsWith('time') ? timeValue(visit.start, d) : d === 'event:page' ? (entry ? pathOf(entry) : undefined) : d.startsWith('event:') ? undefined : visitValue(visit, d)));
+    const entry = visit.all.find((e) => e.type === 'page');
+    return dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d) : d === 'event:page' ? (entry ? pathOf(entry) : undefined) : d.startsWith('event:') ? undefined : visitValue(visit, d)));
   };
   interface Group {
     dimensions: string[];
@@ -286,35 +340,84 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery): { ro
   };
   const totalVisitors = new Set<string>();
   const totalVisitors0 = new Set<string>();
-  for (const visit of visits) {
-    const selected = visit.events.filter((e) => filters.every((f) => matchesFilter(f, valueFor(visit, e))) && (!dims.includes('event:goal') || (e.type === 'track' && e.event)));
-    if (visit.events.some((e) => goalFree.every((f) => matchesFilter(f, valueFor(visit, e))))) totalVisitors0.add(visit.personId);
-    if (selected.length > 0) totalVisitors.add(visit.personId);
-    const seen = new Set<string>();
-    for (const e of selected) {
-      const key = keyOf(visit, e);
-      const g = group(key);
-      g.visitors.add(visit.personId);
-      g.events++;
-      if (e.type === 'page') g.pageviews++;
-      const k = JSON.stringify(key);
-      if (!seen.has(k)) {
-        seen.add(k);
+  const route = routeOf(query);
+  if (route === 'visits') {
+    // Visits selected by their attributes and, with page filters, by an event of the range on such a page.
+    const visitFilters = filters.filter((f) => filterKind(f) === 'visit');
+    for (const visit of visits) {
+      if (!visitFilters.every((f) => matchesFilter(f, (d) => visitValue(visit, d)))) continue;
+      if (pageFilters.length > 0 && !visit.events.some((e) => pageFilters.every((f) => matchesFilter(f, (d) => pathOf(e))))) continue;
+      // Under the bucket of its last event, or every hour it was active from the range's first.
+      const hours: number[] = [];
+      for (let h = Math.max(Math.floor(visit.start / HOUR), Math.floor(from / HOUR)) * HOUR; h <= visit.end; h += HOUR) hours.push(h);
+      const times = dims.includes('time:hour') ? hours : [visit.end];
+      const entry = visit.all.find((e) => e.type === 'page');
+      totalVisitors.add(visit.personId);
+      for (const time of times) {
+        const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(time, d) : visitValue(visit, d))));
+        g.visitors.add(visit.personId);
         g.visits++;
+        g.sessions.push(visit);
+        if (pageFilters.every((f) => entry !== undefined && matchesFilter(f, () => pathOf(entry)))) g.bounceSessions.push(visit);
+      }
+      const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d) : visitValue(visit, d))));
+      // Page views and events of the range: by their own time bucket, else under their visit's values.
+      for (const e of visit.events) {
+        const eg = dims.length > 0 && dims.every((d) => d.startsWith('time')) ? group(dims.map((d) => timeValue(e.at, d))) : g;
+        eg.events++;
+        if (e.type === 'page') eg.pageviews++;
       }
     }
-    if (selected.length > 0 && query.metrics.some((m) => ['bounce_rate', 'visit_duration', 'views_per_visit'].includes(m))) {
-      const key = visitKey(visit);
-      if (key.every((v) => v !== undefined)) {
-        const g = group(key as string[]);
-        g.sessions.push(visit);
-        const entry = visit.events.find((e) => e.type === 'page');
-        const entersOnPage = pageFilters.every((f) => entry !== undefined && matchesFilter(f, (d) => (d === 'event:page' ? pathOf(entry) : valueFor(visit, entry)(d))));
-        if (entersOnPage) g.bounceSessions.push(visit);
+  } else if (route === 'pages') {
+    // Each page's visitors, page views and events from the range's events; its bounce rate of the visits entering on it.
+    for (const visit of visits) {
+      for (const e of visit.events) {
+        if (!pageFilters.every((f) => matchesFilter(f, () => pathOf(e)))) continue;
+        const g = group([pathOf(e)]);
+        g.visitors.add(e.personId);
+        g.visits = Math.max(g.visits, 1);
+        g.events++;
+        if (e.type === 'page') g.pageviews++;
+      }
+    }
+    for (const visit of visits) {
+      const entry = visit.all.find((e) => e.type === 'page');
+      const g = entry && groups.get(JSON.stringify([pathOf(entry)]));
+      if (g) g.bounceSessions.push(visit);
+    }
+  } else {
+    for (const visit of visits) {
+      const selected = visit.events.filter((e) => filters.every((f) => matchesFilter(f, valueFor(visit, e))) && (!dims.includes('event:goal') || (e.type === 'track' && e.event)));
+      if (visit.events.some((e) => goalFree.every((f) => matchesFilter(f, valueFor(visit, e))))) totalVisitors0.add(visit.personId);
+      if (selected.length > 0) totalVisitors.add(visit.personId);
+      const seen = new Set<string>();
+      for (const e of selected) {
+        const key = keyOf(visit, e);
+        const g = group(key);
+        g.visitors.add(visit.personId);
+        g.events++;
+        if (e.type === 'page') g.pageviews++;
+        const k = JSON.stringify(key);
+        if (!seen.has(k)) {
+          seen.add(k);
+          g.visits++;
+        }
+      }
+      if (selected.length > 0 && query.metrics.some((m) => ['bounce_rate', 'visit_duration', 'views_per_visit'].includes(m))) {
+        // Counted under the values of its last event's bucket and its entry page, when the range holds such an event.
+        const key = visitKey(visit);
+        const entry = visit.all.find((e) => e.type === 'page');
+        const there = visit.events.some((e) => dims.every((d, i) => (d.startsWith('time') ? timeValue(e.at, d) === key[i] : d === 'event:page' ? pathOf(e) === key[i] : true)));
+        if (key.every((v) => v !== undefined) && there) {
+          const g = group(key as string[]);
+          g.sessions.push(visit);
+          const entersOnPage = pageFilters.every((f) => entry !== undefined && matchesFilter(f, (d) => (d === 'event:page' ? pathOf(entry) : valueFor(visit, entry)(d))));
+          if (entersOnPage) g.bounceSessions.push(visit);
+        }
       }
     }
   }
-  const isBounce = (v: Visit) => v.events.filter((e) => e.type === 'page').length === 1 && !v.events.some((e) => e.type !== 'page' && e.context?.interactive !== false);
+  const isBounce = (v: Visit) => v.all.filter((e) => e.type === 'page').length === 1 && !v.all.some((e) => e.type !== 'page' && e.context?.interactive !== false);
   const duration = (v: Visit) => Math.floor((v.end - v.start) / 1000);
   const metric = (g: Group, m: string): number => {
     switch (m) {
@@ -331,7 +434,7 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery): { ro
       case 'visit_duration':
         return g.sessions.length ? roundHalfEven(g.sessions.reduce((a, v) => a + duration(v), 0) / g.sessions.length) : 0;
       case 'views_per_visit':
-        return g.sessions.length ? roundHalfEven(g.sessions.reduce((a, v) => a + v.events.filter((e) => e.type === 'page').length, 0) / g.sessions.length, 2) : 0;
+        return g.sessions.length ? roundHalfEven(g.sessions.reduce((a, v) => a + v.all.filter((e) => e.type === 'page').length, 0) / g.sessions.length, 2) : 0;
       case 'percentage':
         return totalVisitors.size ? roundHalfEven((g.visitors.size / totalVisitors.size) * 100, 2) : 0;
       case 'conversion_rate':

@@ -52,7 +52,7 @@ async function expectSame(body: Record<string, unknown>, from: number, to: numbe
   const { status, body: answer } = await query({ site_id: SITE, ...body });
   expect(answer.error).toBeUndefined();
   expect(status).toBe(200);
-  const expected = reference(visitsIn(from, to), body as unknown as ReferenceQuery);
+  const expected = reference(visitsIn(from, to), body as unknown as ReferenceQuery, from);
   expect(answer.results).toEqual(expected.rows);
   return { answer, expected };
 }

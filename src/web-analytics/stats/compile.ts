@@ -17,7 +17,7 @@ import {
   type StatsMetric,
 } from './model';
 import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
-import { filterKind, pagesSource, storedVisitsSource, type StoredQuestion } from './stored-visits';
+import { filterKind, pagesSource, storedVisitEvents, storedVisitsSource, type StoredQuestion } from './stored-visits';
 
 /**
  * The Stats API v2 compiler: a pure function from a Plausible query (checked here, with
@@ -412,7 +412,9 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const dimensions: Dimension[] = q.dimensions.map((name) => {
     const bucket = timeBuckets.get(name);
     if (bucket) {
-      return { name, kind: 'time', sql: bucketSql('ts', bucket, tz, rangeStart), visitRow: `${bucketSql(`fromUnixTimestamp64Micro(sessionStart, 'UTC')`, bucket, tz, rangeStart)} = d_0` };
+      // A visit counts under its start's bucket, or a stored one under its last event's (Plausible's).
+      const visitTime = context.storedVisits ? 'sessionEnd' : 'sessionStart';
+      return { name, kind: 'time', sql: bucketSql('ts', bucket, tz, rangeStart), visitRow: `${bucketSql(`fromUnixTimestamp64Micro(${visitTime}, 'UTC')`, bucket, tz, rangeStart)} = d_0` };
     }
     const sql = name.startsWith('event:props:') ? `if(${valueOf(name)!} = '', '(none)', ${valueOf(name)!})` : valueOf(name)!;
     if (name === 'event:page') return { name, kind: 'event', sql, visitRow: 'entryPage = path' };
@@ -450,6 +452,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const from = params.bind(toEngineDateTime(BigInt(range.from) * 1000n), "DateTime64(6, 'UTC')");
   const to = params.bind(toEngineDateTime(BigInt(range.to) * 1000n + 999n), "DateTime64(6, 'UTC')");
   const inRange = `timestamp >= ${from} AND timestamp <= ${to}`;
+  const visitsInRange = `end >= ${from} AND start <= ${to}`;
   const sessionNeeds = needs([...q.dimensions, ...facts.dimensions.map((d) => d.name)]);
   const and = (parts: string[]) => (parts.length === 0 ? '1' : parts.join(' AND '));
   const goalDimension = q.dimensions.includes('event:goal') ? ["NOT isPage AND name != ''"] : [];
@@ -471,7 +474,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
       ${and([...conditions, ...goalDimension])} AS m, ${and(goalFree)} AS m0, ${and(bounceConditions)} AS bm
       ${dimensionColumns.map((c) => `, ${c}`).join('')}
       ${dimensions.map((d, i) => `, ${d.visitRow} AS v_${i}`).join('')}
-    FROM ${sessionEvents(inRange, timeout, sessionNeeds)}`;
+    FROM ${context.storedVisits ? storedVisitEvents(inRange, visitsInRange) : sessionEvents(inRange, timeout, sessionNeeds)}`;
     const visitRow = and(dimensions.map((_, i) => `v_${i}`));
     // Per visit and dimension values; `vr`: whether the visit is counted under these values (its
     // own start bucket and entry page), `vrb`: and its entry page passes the page filters.
@@ -498,7 +501,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
       visitConditions: conditions.filter((_, i) => kinds[i] === 'visit'),
       pageConditions: conditions.filter((_, i) => kinds[i] === 'page'),
       entryConditions: bounceConditions,
-      visitsInRange: `end >= ${from} AND start <= ${to}`,
+      visitsInRange,
       eventsInRange: inRange,
       from,
       tz,

@@ -1,4 +1,4 @@
-import { VISIT_KEY } from '../../storage/migrations/visits';
+import { VISIT_ATTRIBUTE_COLUMNS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
 import type { StatsMetric } from './model';
 import { bucketSql, type Dimension, type TimeBucket } from './compile';
 import { PAGE_PATH, VISIT_EVENTS } from './sessions';
@@ -76,7 +76,11 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   // Page views and events are the range's own (Plausible reads them from events), by the events'
   // time buckets when the dimensions are times, else of each visit's events in the range.
   const byTime = q.dimensions.every((d) => d.kind === 'time');
-  const counted = !byTime && q.metrics.some((m) => m === 'pageviews' || m === 'events');
+  const counts = q.metrics.some((m) => m === 'pageviews' || m === 'events');
+  // A time series of page views of filtered visits would count events by their own bucket but
+  // their visit's attributes: the range's events with their visits answer it (storedVisitEvents).
+  if (byTime && counts && q.visitConditions.length > 0) return undefined;
+  const counted = !byTime && counts;
   // The range's events of each visit key, for visits selected by their pages or counting them.
   const span = (t: string) => `${t} >= toUnixTimestamp64Micro(start) AND ${t} <= toUnixTimestamp64Micro(end)`;
   const keyEvents = paged || counted
@@ -153,4 +157,28 @@ export function pagesSource(q: StoredQuestion): StoredSource | undefined {
     },
     having: '1',
   };
+}
+
+/**
+ * The range's events, one row each, with the columns of their stored visit, as sessions.ts's
+ * sessionEvents gives them (`personId` the event's person, `sessionNo` the visit's identity): for
+ * questions of events that need a visit's attributes (goals, properties, pages by visit filters).
+ * Each event finds its visit by its key and the latest start at or before it (ASOF JOIN) among the
+ * visits still counted in the range, which a grouping by every column with `sum(sign) > 0` gives.
+ */
+export function storedVisitEvents(eventsInRange: string, visitsInRange: string): string {
+  const visitColumns = VISIT_TABLE_COLUMNS.filter(([name]) => name !== 'sign').map(([name]) => `\`${name}\``).join(', ');
+  return `(
+  SELECT e.personId AS personId, cityHash64(v.visitKey, v.start) AS sessionNo, e.ts AS ts, e.isPage AS isPage, e.name AS name, e.props AS props,
+    e.path AS path, e.interactive AS interactive, toUnixTimestamp64Micro(v.start) AS sessionStart, toUnixTimestamp64Micro(v.end) AS sessionEnd,
+    v.pageviews AS sessionPageviews, v.bounce AS bounce, v.entryPage AS entryPage, v.exitPage AS exitPage${VISIT_ATTRIBUTE_COLUMNS.map((c) => `, v.${c} AS ${c}`).join('')}
+  FROM (
+    SELECT personId, ${VISIT_KEY} AS visitKey, timestamp AS ts, type = 'page' AS isPage, event AS name, properties AS props, ${PAGE_PATH} AS path,
+      JSONExtractRaw(context, 'interactive') != 'false' AS interactive
+    FROM events_with_persons WHERE ${VISIT_EVENTS} AND personId != '' AND ${eventsInRange}
+  ) AS e
+  ASOF INNER JOIN (
+    SELECT ${visitColumns} FROM visits WHERE ${visitsInRange} GROUP BY ${visitColumns} HAVING sum(sign) > 0
+  ) AS v ON e.visitKey = v.visitKey AND e.ts >= v.start
+)`;
 }
