@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
-import { bulkWorkspace } from '../../bench/lib/bulk-workspace';
 import { INSIGHT_QUESTIONS } from '../../bench/lib/insight-questions';
-import { KEYS } from '../../bench/lib/processes';
-import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
-import { consoleMoves, offlinePage, type PageFaults } from '../helpers/console-page';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { describeInChromium } from '../helpers/chromium';
+import { consoleMoves } from '../helpers/console-page';
+import { GeneratedConsole } from '../helpers/generated-console';
 
 /**
  * The first paint of a dashboard of six tiles (one insight of each kind, the insights benchmark's
@@ -21,45 +15,31 @@ const DATABASE = 'paint';
 const KINDS = ['trends', 'funnels', 'retention', 'paths', 'stickiness', 'lifecycle'];
 
 describeInChromium(`a dashboard of six tiles over ${EVENTS.toLocaleString('en-US')} events`, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'dashboard-paint-'));
-  let svc: ServiceProcess;
-  let chromium: Chromium;
-  let page: Page;
-  let faults: PageFaults;
-  let key: string;
+  const generated = new GeneratedConsole('dashboard-paint-');
   let dashboardId: string;
 
   beforeAll(async () => {
-    ({ key } = await bulkWorkspace(dataDir, DATABASE, EVENTS, 'persons'));
-    svc = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private });
-    const call = async (path: string, body: unknown) => {
-      const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      expect(res.status).toBe(201);
-      return (await res.json()) as { id: string };
-    };
-    const tiles = [];
-    for (const [i, kind] of KINDS.entries()) {
-      const question = INSIGHT_QUESTIONS.find((q) => q.kind === kind)!;
-      const { id } = await call('/insights/saved', { name: question.name, kind, query: question.body });
-      tiles.push({ insightId: id, x: (i % 2) * 6, y: Math.floor(i / 2) * 4, w: 6, h: 4 });
-    }
-    ({ id: dashboardId } = await call('/dashboards', { name: 'Every kind', tiles }));
-    chromium = await launchChromium();
-    ({ page, faults } = await offlinePage(chromium, svc.url));
-    await page.goto(`${svc.url}/console`);
-    await consoleMoves(page).signInWith(key);
-    await page.waitForSelector('.status-live');
+    await generated.open(DATABASE, EVENTS, 'persons', async (svc, key) => {
+      const call = async (path: string, body: unknown) => {
+        const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect(res.status).toBe(201);
+        return (await res.json()) as { id: string };
+      };
+      const tiles = [];
+      for (const [i, kind] of KINDS.entries()) {
+        const question = INSIGHT_QUESTIONS.find((q) => q.kind === kind)!;
+        const { id } = await call('/insights/saved', { name: question.name, kind, query: question.body });
+        tiles.push({ insightId: id, x: (i % 2) * 6, y: Math.floor(i / 2) * 4, w: 6, h: 4 });
+      }
+      ({ id: dashboardId } = await call('/dashboards', { name: 'Every kind', tiles }));
+    });
   }, 600_000);
-  afterAll(async () => {
-    await chromium?.close();
-    svc?.proc.kill('SIGTERM');
-    await svc?.proc.exited;
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => generated.close());
 
   test(
     'opened, its six tiles are drawn (the time printed): lifecycle as stacked bars, paths as a Sankey diagram',
     async () => {
+      const { svc, key, page, faults } = generated;
       const opened = performance.now();
       await page.evaluate((id: string) => ((globalThis as unknown as { location: { hash: string } }).location.hash = `#/dashboards/${id}`), dashboardId);
       await page.waitForFunction(

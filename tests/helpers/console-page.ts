@@ -51,6 +51,15 @@ export async function offlinePage(chromium: Chromium, origin: string): Promise<{
   return { page, faults };
 }
 
+/** An offline page (above) of the console at `origin`, signed in with `key`, on its first page (live events). */
+export async function signedInConsole(chromium: Chromium, origin: string, key: string): Promise<{ page: Page; faults: PageFaults }> {
+  const { page, faults } = await offlinePage(chromium, origin);
+  await page.goto(`${origin}/console`);
+  await consoleMoves(page).signInWith(key);
+  await page.waitForSelector('.status-live');
+  return { page, faults };
+}
+
 /** The moves of a test on one console page. */
 export function consoleMoves(page: Page) {
   const waitForText = (selector: string, text: string, timeout = 10_000) =>

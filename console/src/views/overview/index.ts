@@ -172,26 +172,34 @@ export function overviewView(root: HTMLElement): () => void {
     drawChips();
     asked?.abort();
     const controller = (asked = new AbortController());
+    const gone = () => controller.signal.aborted || stopped;
     const r = range();
     rangeText.textContent = describeRange(r);
     status.textContent = 'Loading…';
     page.setAttribute('aria-busy', 'true');
+    // Every question of the screen is asked at once, the numbers first, and each part is drawn
+    // when its own answer comes. The period before is worked out from the days counted here
+    // (UTC, as the API counts them), not from the API's answer, so it need not wait for it.
+    ranges = { asked: r, resolved: r, previous: previousOf(state.period, r) };
+    const numbers = Promise.all([totals(r, controller.signal), totals(ranges.previous, controller.signal)]);
+    void loadChart();
     for (const p of panels) p.reload();
-    const gone = () => controller.signal.aborted || stopped;
-    totals(r, controller.signal).then(async ({ values: current, resolved }) => {
+    numbers.then(async ([{ values: current, resolved }, { values: earlier }]) => {
       if (gone()) return;
-      const previous = previousOf(state.period, resolved);
-      ranges = { asked: r, resolved, previous };
-      rangeText.textContent = describeRange(resolved);
-      void loadChart();
-      let before: Values | undefined;
-      try {
-        before = (await totals(previous, controller.signal)).values;
-      } catch (err) {
-        if (!gone()) failed(err);
-        return;
+      let before = earlier;
+      if (resolved.from !== r.from || resolved.to !== r.to) {
+        // The API counted other days (its clock passed midnight, say): the period before them is asked again.
+        ranges = { asked: r, resolved, previous: previousOf(state.period, resolved) };
+        rangeText.textContent = describeRange(resolved);
+        void loadChart();
+        try {
+          before = (await totals(ranges.previous, controller.signal)).values;
+        } catch (err) {
+          if (!gone()) failed(err);
+          return;
+        }
+        if (gone()) return;
       }
-      if (gone()) return;
       lastTotals = { current, previous: before };
       drawNumbers();
       emptySlot.replaceChildren(!current.visitors && !current.pageviews && state.filters.length === 0 ? emptyState() : '');

@@ -2,7 +2,8 @@
  * The date ranges of the picker. Each is asked by Plausible's own shortcut (`7d`: the seven whole
  * days ending yesterday, `6mo`: the six whole months ending last month, `month`: this whole month,
  * `day`: today so far), so the screen means what the API means; the period before it, of the same
- * length, is asked as a pair of ISO dates, from the range the API says it resolved.
+ * length, is asked as a pair of ISO dates at the same time (from the days worked out here, and
+ * again from the ones the API says it counted, should they differ).
  */
 export const PERIODS = [
   { id: 'today', label: 'Today' },
