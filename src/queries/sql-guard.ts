@@ -15,10 +15,10 @@ export class SqlUnsupported extends Error {
 }
 
 /**
- * Tables of the workspace's database that users do not read: on a cluster `events_local` holds
- * only the shard's part of the events the node serving the query happens to be in.
+ * Tables of the workspace's database that users do not read: on a cluster `events_local` and
+ * `visits_local` hold only the shard's part the node serving the query happens to be in.
  */
-export const INTERNAL_TABLES: ReadonlySet<string> = new Set(['events_local']);
+export const INTERNAL_TABLES: ReadonlySet<string> = new Set(['events_local', 'visits_local']);
 
 /**
  * The table functions a statement may read from: generators of numbers, whose arguments must be
@@ -139,7 +139,7 @@ function checkTableName(name: string, database: string): void {
   const parts = name.split('.');
   if (parts.length > 2 || (parts.length === 2 && parts[0] !== database)) throw outside(name);
   if (INTERNAL_TABLES.has(parts[parts.length - 1]!)) {
-    throw new SqlRefusal(`${name} is internal (a shard's part of the events on a cluster): read events, which covers every shard`);
+    throw new SqlRefusal(`${name} is internal (a shard's part on a cluster): read ${parts[parts.length - 1]!.replace(/_local$/, '')}, which covers every shard`);
   }
 }
 

@@ -41,6 +41,7 @@ export const TABLE: Array<[string, string, number]> = [
   ['the shard table of a cluster', 'SELECT count() FROM events_local', 403],
   ['the shard table, qualified', 'SELECT count() FROM {OWN}.events_local', 403],
   ["another workspace's shard table", 'SELECT count() FROM {OTHER}.events_local', 403],
+  ['the shard table of visits', 'SELECT count() FROM visits_local', 403],
   ['EXPLAIN', 'EXPLAIN SELECT * FROM {OTHER}.events', 403],
   // Another workspace's database, directly and through every kind of nesting
   ['direct', 'SELECT * FROM {OTHER}.events', 403],
