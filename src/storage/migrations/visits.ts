@@ -13,6 +13,13 @@ import type { Migration, MigrationTarget } from './runner';
 /** An event's visit key: its device, the anonymous id an SDK keeps across sign-in, else the user id. */
 export const VISIT_KEY = "if(anonymousId != '', anonymousId, userId)";
 
+/**
+ * How long a visit may last, at most, for finding it by its end: reads look for visits that end in
+ * a range among those starting this long before it, so that the table's order (by start) skips
+ * older ones (Plausible's queries bound their sessions so too).
+ */
+export const LONGEST_VISIT_DAYS = 7;
+
 /** The attribute columns of a visit, as sessions.ts names them: taken from its first event. */
 export const VISIT_ATTRIBUTE_COLUMNS = ['source', 'referrer', 'utmSource', 'utmMedium', 'utmCampaign', 'utmContent', 'utmTerm', 'country', 'region', 'city', 'browser', 'os', 'device'] as const;
 const LOW_CARDINALITY = new Set(['country', 'browser', 'os', 'device', 'utmMedium']);

@@ -17,6 +17,7 @@ import {
   type StatsMetric,
 } from './model';
 import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
+import { LONGEST_VISIT_DAYS } from '../../storage/migrations/visits';
 import { filterKind, pagesSource, storedVisitEvents, storedVisitsSource, type StoredQuestion } from './stored-visits';
 
 /**
@@ -452,7 +453,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   const from = params.bind(toEngineDateTime(BigInt(range.from) * 1000n), "DateTime64(6, 'UTC')");
   const to = params.bind(toEngineDateTime(BigInt(range.to) * 1000n + 999n), "DateTime64(6, 'UTC')");
   const inRange = `timestamp >= ${from} AND timestamp <= ${to}`;
-  const visitsInRange = `end >= ${from} AND start <= ${to}`;
+  const visitsInRange = `start >= ${from} - INTERVAL ${LONGEST_VISIT_DAYS} DAY AND end >= ${from} AND start <= ${to}`;
   const sessionNeeds = needs([...q.dimensions, ...facts.dimensions.map((d) => d.name)]);
   const and = (parts: string[]) => (parts.length === 0 ? '1' : parts.join(' AND '));
   const goalDimension = q.dimensions.includes('event:goal') ? ["NOT isPage AND name != ''"] : [];

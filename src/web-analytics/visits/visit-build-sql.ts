@@ -1,4 +1,4 @@
-import { VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
+import { LONGEST_VISIT_DAYS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
 import { personVisits, VISIT_EVENTS } from '../stats/sessions';
 import { SqlParams } from '../../sql-params';
 import type { Params } from '../../storage/storage';
@@ -62,8 +62,12 @@ function liveVisits(db: string, windows: readonly VisitWindow[], timeout: number
   const bound = (values: string[]) => `arrayMap(x -> toInt64(x), ${params.bind(values, 'Array(String)')})`;
   const from = bound(windows.map((w) => String(BigInt(w.from) - BigInt(timeout))));
   const to = bound(windows.map((w) => String(BigInt(w.to) + BigInt(timeout))));
+  const earliest = windows.reduce((m, w) => (BigInt(w.from) < m ? BigInt(w.from) : m), BigInt(windows[0]!.from)) - BigInt(timeout);
+  // Only visits that start at most LONGEST_VISIT_DAYS before a window can reach it: the table's
+  // order skips the older days.
+  const since = `fromUnixTimestamp64Micro(${params.bind(String(earliest), 'Int64')}, 'UTC') - INTERVAL ${LONGEST_VISIT_DAYS} DAY`;
   return `SELECT ${VALUE_COLUMNS.join(', ')}, sum(sign) AS live FROM ${db}.visits
-    WHERE visitKey IN ${keys}
+    WHERE start >= ${since} AND visitKey IN ${keys}
       AND toUnixTimestamp64Micro(end) >= transform(visitKey, ${keys}, ${from}, toInt64(0))
       AND toUnixTimestamp64Micro(start) <= transform(visitKey, ${keys}, ${to}, toInt64(0))
     GROUP BY ${VALUE_COLUMNS.join(', ')} HAVING live > 0`;
