@@ -13,6 +13,8 @@ import { createServiceMetrics } from './metrics/service-metrics';
 import { Countries } from './web-analytics/countries';
 import { Enrichment } from './web-analytics/enrichment';
 import { VisitBuilder } from './web-analytics/visits/visit-builder';
+import { Lease } from './coordination/lease';
+
 import { VisitorSalts } from './web-analytics/visitor-salts';
 import { MonotonicClock } from './monotonic-clock';
 import { EgressPolicy } from './net/egress-policy';
@@ -37,6 +39,9 @@ import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open
 import type { Storage } from './storage/storage';
 import { WebhookSupervisor } from './webhooks/supervisor';
 import { WorkspaceStore } from './workspaces/workspace-store';
+
+/** The lease's name in the metadata database: the process that builds stored visits. */
+const VISIT_BUILDER_LEASE = 'visit-builder';
 
 export interface Service {
   readonly url: string;
@@ -94,6 +99,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
   const visits = new VisitBuilder(storage, log, {
     sessionTimeoutMinutes: config.sessionTimeoutMinutes,
+    // Several processes may share a server: the one holding the lease builds.
+    election:
+      storage.mode === 'server'
+        ? new Lease(storage, { metaDatabase: config.metaDatabase, name: VISIT_BUILDER_LEASE, leaseMs: config.visitBuilderLeaseMs, cluster: config.clickhouseCluster !== '' }, log)
+        : undefined,
+    databases: () => store.list().map((w) => w.databaseName),
     storageTable: config.clickhouseCluster ? `visits_local ${migrations.onCluster}` : 'visits',
   });
   store.onRemove(async (workspace) => visits.forget(workspace.databaseName));
@@ -188,6 +199,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await identities.rebuild(databaseName);
   }
   // Visits of events stored before (a restart, an upgrade) are built in the background.
+  await visits.start();
   for (const { databaseName } of store.list()) visits.changed(databaseName);
   const fastReads = new FastReads(storage, readColumns, log);
   const enrichment = new Enrichment({ trustedProxies: config.trustedProxies, storeClientAddress: config.storeClientAddress, countries: new Countries() });

@@ -24,13 +24,14 @@ export interface Statement {
 const COLUMNS = VISIT_TABLE_COLUMNS.map(([name]) => `\`${name}\``);
 const VALUE_COLUMNS = COLUMNS.filter((c) => c !== '`sign`');
 
-/** The newest arrival time (µs) of the next `step` events after `after`, or of all when fewer. */
-export function nextStepEnd(db: string, after: string, step: number): Statement {
+/** The newest arrival time (µs) of the next `step` events after `after` and before `below`, or of all when fewer. */
+export function nextStepEnd(db: string, after: string, step: number, below: string): Statement {
   return {
     sql: `SELECT toString(max(p)) AS through, count() AS n FROM (
       SELECT toUnixTimestamp64Micro(parsedAt) AS p FROM ${db}.events
-      WHERE parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') ORDER BY parsedAt LIMIT {step:UInt64})`,
-    params: { after, step },
+      WHERE parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') AND parsedAt < fromUnixTimestamp64Micro({below:Int64}, 'UTC')
+      ORDER BY parsedAt LIMIT {step:UInt64})`,
+    params: { after, step, below },
   };
 }
 
@@ -128,6 +129,12 @@ export function writeProgress(db: string, through: string, complete: boolean, ti
       VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, {timeoutMinutes:UInt32}, {version:UInt64})`,
     params: { through, complete, timeoutMinutes, version },
   };
+}
+
+/** The visits of `keys` deleted (`table`: `visits`, or its shards' `visits_local ON CLUSTER`). */
+export function deleteVisits(db: string, table: string, keys: readonly string[]): Statement {
+  const [name, ...onCluster] = table.split(' ');
+  return { sql: `DELETE FROM ${db}.${name} ${onCluster.join(' ')} WHERE visitKey IN {keys:Array(String)}`, params: { keys } };
 }
 
 /** Every stored visit dropped (`table`: `visits`, or its shards' `visits_local ON CLUSTER`). */

@@ -1,14 +1,29 @@
 import type { Logger } from '../../log';
 import { identifier, type Storage } from '../../storage/storage';
-import { arrivedWindows, dropVisits, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+import { arrivedWindows, deleteVisits, dropVisits, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
 
 export interface VisitBuilderOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
   sessionTimeoutMinutes: number;
   /** Events built per step at most: a workspace's history is built in steps of this many. */
   stepEvents?: number;
+  /**
+   * With several processes on one ClickHouse server, which of them builds: the holder of a lease
+   * (src/coordination/lease.ts). Absent: this process, the only one.
+   */
+  election?: BuilderElection;
+  /** The databases of every workspace, which an elected builder looks at every POLL_MS. */
+  databases?: () => readonly string[];
   /** The table visits are stored in, for dropping them all: `visits`, or on a cluster `visits_local ON CLUSTER ...`. */
   storageTable?: string;
+}
+
+/** The lease an elected builder holds while it builds. */
+export interface BuilderElection {
+  holds(): boolean;
+  onChange(listener: (held: boolean) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /** A database's builder: whether a build runs, whether more arrived meanwhile, and who waits. */
@@ -32,6 +47,15 @@ interface DatabaseState {
 }
 
 const STEP_EVENTS = 200_000;
+/** How often an elected builder looks for events loaded by every process. */
+const POLL_MS = 1000;
+/**
+ * An elected builder builds events once they arrived this long ago: other processes stamp and
+ * load theirs a little late, by their own clocks (as the webhook owner reads them settled).
+ */
+const SHARED_SETTLE_MICROS = 2_000_000n;
+/** No bound on arrival: every event stored is loaded (9999-12-31). */
+const MAX_MICROS = 253402300799000000n;
 /** After a failed build, the next is tried this much later (the events wait in the engine). */
 const RETRY_MS = 1000;
 /**
@@ -55,6 +79,9 @@ export class VisitBuilder {
   private readonly step: number;
   private readonly timeoutMinutes: number;
   private readonly storageTable: string;
+  private readonly election: BuilderElection | undefined;
+  private readonly databases: () => readonly string[];
+  private poll: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
 
   constructor(
@@ -66,10 +93,27 @@ export class VisitBuilder {
     this.step = options.stepEvents ?? STEP_EVENTS;
     this.timeoutMinutes = options.sessionTimeoutMinutes;
     this.storageTable = options.storageTable ?? 'visits';
+    this.election = options.election;
+    this.databases = options.databases ?? (() => []);
+    // A new holder reads where the last one came to.
+    this.election?.onChange((held) => {
+      if (held) for (const state of this.states.values()) state.through = undefined;
+    });
+  }
+
+  /** Starts the election, if any, and an elected builder's look at every workspace each POLL_MS. */
+  async start(): Promise<void> {
+    if (!this.election) return;
+    await this.election.start();
+    this.poll = setInterval(() => {
+      if (this.election!.holds()) for (const database of this.databases()) this.changed(database);
+    }, POLL_MS);
+    this.poll.unref();
   }
 
   /** Workspaces whose events are not all built: their history, or what arrived last. */
   get pending(): number {
+    if (this.election && !this.election.holds()) return 0;
     let n = 0;
     for (const state of this.states.values()) if (!state.complete || state.dirty || state.running) n++;
     return n;
@@ -96,6 +140,12 @@ export class VisitBuilder {
 
   /** The visits of `keys` (a person's ids, erased) are made again from what events remain. */
   async erased(database: string, keys: readonly string[]): Promise<void> {
+    if (this.election && !this.election.holds()) {
+      // Another process builds: the erased keys' visits go at once (another person's events on
+      // the same device lose their visits with them).
+      await this.query(deleteVisits(identifier(database), this.storageTable, keys));
+      return;
+    }
     const state = this.state(database);
     for (const key of keys) state.erased.add(key);
     this.changed(database);
@@ -107,6 +157,11 @@ export class VisitBuilder {
    * at once while the workspace's history is still being built (its questions read events then).
    */
   async built(database: string): Promise<boolean> {
+    if (this.election) {
+      // Built by whichever process holds the lease, a second or two behind the loads.
+      const [progress] = await this.query(readProgress(identifier(database)));
+      return Boolean(progress && Number(progress.complete) !== 0 && Number(progress.timeoutMinutes) === this.timeoutMinutes);
+    }
     const state = this.state(database);
     const target = state.requested;
     for (;;) {
@@ -123,7 +178,9 @@ export class VisitBuilder {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.poll);
     await Promise.all([...this.states.values()].map((s) => s.running?.catch(() => {})));
+    await this.election?.stop();
   }
 
   /** The database is gone: its state is forgotten. */
@@ -139,7 +196,7 @@ export class VisitBuilder {
 
   /** Starts a build when one is due and none runs; another follows while more arrive. */
   private schedule(database: string, state: DatabaseState): void {
-    if (state.running || this.stopped || !state.dirty) return;
+    if (state.running || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
     const covers = state.requested;
     state.dirty = false;
     state.running = this.build(database, state).then(
@@ -193,7 +250,8 @@ export class VisitBuilder {
       if (spans.length > 0) await this.rebuild(db, spans);
     }
     for (;;) {
-      const [next] = await this.query(nextStepEnd(db, state.through, this.step));
+      const below = this.election ? String(BigInt(Date.now()) * 1000n - SHARED_SETTLE_MICROS) : String(MAX_MICROS);
+      const [next] = await this.query(nextStepEnd(db, state.through, this.step, below));
       const count = Number(next?.n ?? 0);
       if (count === 0) {
         // Nothing stored after the last step: every event is built.
