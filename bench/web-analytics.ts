@@ -78,7 +78,9 @@ try {
     // The service's visits of the stored events are built first (as an existing install's are, in the background).
     const building = performance.now();
     while (!(await svc.visits.built(DATABASE))) await Bun.sleep(200);
-    console.error(`visits built in ${((performance.now() - building) / 1000).toFixed(1)} s`);
+    const builtIn = (performance.now() - building) / 1000;
+    console.error(`visits built in ${builtIn.toFixed(1)} s`);
+    notes.push(`The service's visits of the generated events were built in ${builtIn.toFixed(0)} s, in the background (as an existing install's are after the upgrade).`);
     for (const sql of createAnchorTablesSql(DATABASE)) await svc.storage.command(sql);
     const parts = Math.max(1, Math.ceil(EVENTS / EVENTS_PER_BUILD_STATEMENT));
     for (let part = 0; part < parts; part++) await svc.storage.command(fillAnchorEventsSql(DATABASE, config.sessionTimeoutMinutes, part, parts));
@@ -95,6 +97,12 @@ try {
     const [service, engine] = (await timeInTurn([() => ask(EMPTY_DAY), () => sandbox.inspect(DATABASE, 'SELECT 1')], ITERATIONS, WARMUPS)) as [number[], number[]];
     notes.push(`Fixed cost of a question: the service answers the aggregate metrics over a day without events in ${ms(median(service))} (p95 ${ms(percentile(service, 0.95))}); the engine answers \`SELECT 1\` in ${ms(median(engine))} (p95 ${ms(percentile(engine, 0.95))}).`);
 
+    // The process's resident memory (the engine's included) while the service answers, sampled.
+    let serviceAsking = false;
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      if (serviceAsking) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 20);
     for (const question of QUESTIONS) {
       // The range the service resolves (relative to now: the same days unless midnight passes).
       const range = resolveDateRange(question.body.date_range, 'UTC', Date.now(), undefined);
@@ -102,7 +110,14 @@ try {
       const dimensions = ((question.body.dimensions as string[] | undefined) ?? []).length;
       let serviceAnswer: AnswerRow[] = [];
       let anchorAnswer: AnswerRow[] = [];
-      const fromService = async () => void (serviceAnswer = await ask(question.body));
+      const fromService = async () => {
+        serviceAsking = true;
+        try {
+          serviceAnswer = await ask(question.body);
+        } finally {
+          serviceAsking = false;
+        }
+      };
       const fromAnchor = async () => void (anchorAnswer = rowsOfLines(await sandbox.inspect(DATABASE, ANCHOR_SQL[question.name]!, params), dimensions));
       const [service, anchor] = (await timeInTurn([fromService, fromAnchor], ITERATIONS, WARMUPS)) as [number[], number[]];
       const [s, a] = [median(service), median(anchor)];
@@ -111,6 +126,8 @@ try {
       rows.push(`| ${question.name} | ${ms(s)} (p95 ${ms(percentile(service, 0.95))}) | ${ms(a)} (p95 ${ms(percentile(anchor, 0.95))}) | ${(s / a).toFixed(2)}× | ${difference ? 'no' : 'yes'} |`);
       console.error(`  ${question.name}: service ${ms(s)}, anchor ${ms(a)}${difference ? ', answers differ' : ''}`);
     }
+    clearInterval(sampler);
+    notes.push(`Memory: the process (service and engine) peaked at ${(peakRss / 2 ** 30).toFixed(2)} GiB resident while the service answered (sampled every 20 ms; the anchor's statements run in the same process, between).`);
   } finally {
     await sandbox.close();
     await svc.stop();
