@@ -1,5 +1,6 @@
 import type { Socket, TCPSocketListener } from 'bun';
 import type { Logger } from '../log';
+import { answerBytes, inProcessRequest, type InProcess } from './gate-in-process';
 import { notImplemented } from './methods';
 import { HttpProblem } from './problem';
 import { logAnswer, newRequestId, type AnsweredRequest } from './request-log';
@@ -44,6 +45,10 @@ export interface GateOptions {
   maxRequestBodySize: number;
   log: Logger;
   onAnswered?: (answer: AnsweredRequest) => void;
+  /** The requests answered in this process rather than by the server (src/http/gate-in-process.ts). */
+  inProcess?: InProcess;
+  /** The server's idle timeout: a connection whose requests were all answered here is as idle as the server's. */
+  idleTimeoutSeconds: number;
 }
 
 export interface Gate {
@@ -257,6 +262,8 @@ interface InFlight {
   from: number;
   end: number;
   started: number;
+  /** Answered in this process: the server knows nothing of it. */
+  inProcess?: true;
 }
 
 /** What a log line and a refusal say of a request. */
@@ -361,10 +368,13 @@ class Relay {
   private ending = false;
   private ended = false;
   private closed = false;
+  /** When a request was last answered in this process (performance.now()). */
+  private answeredHere = -Infinity;
 
   constructor(
     readonly client: RelaySocket,
     private readonly options: GateOptions,
+    private readonly gate: { stopping: boolean },
   ) {}
 
   connect(): void {
@@ -464,6 +474,15 @@ class Relay {
     const quick = method !== undefined && BUN_METHODS.has(method) && data[space + 1] === 0x2f && lineEnd > space && http1(data, lineEnd) ? framing(data, from, end + 2) : undefined;
     if (quick !== undefined) {
       this.inFlight = { method: method!, data, from, end, started };
+      if (!joined && method === 'POST' && typeof quick === 'number' && data.length - headEnd >= quick && this.options.inProcess && !this.gate.stopping) {
+        const taken = inProcessRequest(data, from, end, quick, this.options.inProcess.routes, this.client.remoteAddress);
+        if (taken) {
+          this.inFlight.inProcess = true;
+          this.answerInProcess(taken.request, taken.handler, this.options.inProcess.error);
+          this.reading = 'start';
+          return headEnd + quick;
+        }
+      }
       this.outServer.add(data, from + this.headForwarded, headEnd);
       this.startBody(method === 'CONNECT' ? 0 : quick, 'body');
       return rest;
@@ -485,6 +504,28 @@ class Relay {
     }
     this.startBody(head.method === 'CONNECT' ? 0 : head.body, 'body');
     return rest;
+  }
+
+  /** Answers `request` in this process; the requests behind it wait for its answer, as behind the server's. */
+  private answerInProcess(request: Request, handler: (request: Request) => Response | Promise<Response>, error: InProcess['error']): void {
+    const answer = (async () => {
+      try {
+        return await handler(request);
+      } catch (err) {
+        return error(err);
+      }
+    })();
+    void answer.then(answerBytes).then(
+      (bytes) => {
+        if (this.closed) return;
+        this.answeredHere = performance.now();
+        this.outClient.add(bytes, 0, bytes.length);
+        this.answered();
+        this.flushOut();
+      },
+      // An answer that cannot be read whole (a failing stream): the connection cannot go on.
+      () => this.close(),
+    );
   }
 
   private startBody(framing: number | 'chunked', reading: 'body' | 'skip'): void {
@@ -741,8 +782,25 @@ class Relay {
     peers.delete(up.localPort);
     if (up !== this.upstream) return;
     this.upstream = undefined;
+    if (this.activeHere()) {
+      // The server timed out a connection it saw nothing on, while the client's requests were
+      // answered here: the client is not idle, and keeps its connection (a new one to the server).
+      this.connect();
+      return;
+    }
     // An answer that runs to the end of the connection ends here; either way nothing more comes.
     this.endClient();
+  }
+
+  /**
+   * Whether the client is busy with requests answered in this process (one in flight, or one
+   * answered within the idle timeout) and owes the server nothing: no request of its is with
+   * the server, whole or in part, and no answer from it is being read.
+   */
+  private activeHere(): boolean {
+    if (this.gate.stopping || this.closed || this.clientEnded) return false;
+    if (this.inFlight?.inProcess !== true && performance.now() - this.answeredHere > this.options.idleTimeoutSeconds * 1000) return false;
+    return (this.inFlight === undefined || this.inFlight.inProcess === true) && (this.reading === 'start' || this.held !== undefined) && this.answer === 'head' && this.answerHead === undefined && this.toServer.length === 0;
   }
 
   /** The client's connection is gone: so is the one to the server. */
@@ -759,6 +817,7 @@ class Relay {
 
 /** Opens the gate on `hostname`:`port`; throws if it cannot listen there. */
 export function openGate(options: GateOptions): Gate {
+  const gate = { stopping: false };
   const listener: TCPSocketListener<Relay> = Bun.listen<Relay>({
     hostname: options.hostname,
     port: options.port,
@@ -769,7 +828,7 @@ export function openGate(options: GateOptions): Gate {
     allowHalfOpen: true,
     socket: {
       open(client) {
-        const relay = new Relay(client, options);
+        const relay = new Relay(client, options, gate);
         client.data = relay;
         relay.connect();
       },
@@ -780,5 +839,11 @@ export function openGate(options: GateOptions): Gate {
       error: () => {},
     },
   });
-  return { port: listener.port, stop: () => listener.stop() };
+  return {
+    port: listener.port,
+    stop: () => {
+      gate.stopping = true;
+      listener.stop();
+    },
+  };
 }
