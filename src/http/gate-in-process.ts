@@ -75,7 +75,7 @@ export function inProcessRequest(buf: Buffer, from: number, end: number, length:
     method: 'POST',
     headers,
     // A copy: the socket's buffer is not the request's to keep.
-    body: length > 0 ? buf.subarray(bodyStart, bodyStart + length).slice() : undefined,
+    body: length > 0 ? new Uint8Array(buf.subarray(bodyStart, bodyStart + length)) : undefined,
   });
   rememberPeer(request, peer);
   return { request, handler };
