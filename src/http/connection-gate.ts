@@ -55,6 +55,15 @@ export interface Gate {
   readonly port: number;
   /** Stops accepting connections; those open end as their connections to the server do. */
   stop(): void;
+  /** Resolves once the answers being made in this process are out. */
+  answered(): Promise<void>;
+}
+
+/** What the gate's connections share. */
+interface GateState {
+  stopping: boolean;
+  /** The answers being made in this process. */
+  answering: Set<Promise<void>>;
 }
 
 const UPSTREAM_HOST = '127.0.0.1';
@@ -370,11 +379,13 @@ class Relay {
   private closed = false;
   /** When a request was last answered in this process (performance.now()). */
   private answeredHere = -Infinity;
+  /** The server closed its connection while a request was being answered here: the client's ends after that answer. */
+  private endAfterAnswer = false;
 
   constructor(
     readonly client: RelaySocket,
     private readonly options: GateOptions,
-    private readonly gate: { stopping: boolean },
+    private readonly gate: GateState,
   ) {}
 
   connect(): void {
@@ -515,17 +526,20 @@ class Relay {
         return error(err);
       }
     })();
-    void answer.then(answerBytes).then(
+    const out = answer.then(answerBytes).then(
       (bytes) => {
         if (this.closed) return;
         this.answeredHere = performance.now();
         this.outClient.add(bytes, 0, bytes.length);
         this.answered();
         this.flushOut();
+        if (this.endAfterAnswer) this.endClient();
       },
       // An answer that cannot be read whole (a failing stream): the connection cannot go on.
       () => this.close(),
     );
+    this.gate.answering.add(out);
+    void out.finally(() => this.gate.answering.delete(out));
   }
 
   private startBody(framing: number | 'chunked', reading: 'body' | 'skip'): void {
@@ -788,6 +802,11 @@ class Relay {
       this.connect();
       return;
     }
+    if (this.inFlight?.inProcess) {
+      // The server is stopping: the answer being made here goes out first.
+      this.endAfterAnswer = true;
+      return;
+    }
     // An answer that runs to the end of the connection ends here; either way nothing more comes.
     this.endClient();
   }
@@ -817,7 +836,7 @@ class Relay {
 
 /** Opens the gate on `hostname`:`port`; throws if it cannot listen there. */
 export function openGate(options: GateOptions): Gate {
-  const gate = { stopping: false };
+  const gate: GateState = { stopping: false, answering: new Set() };
   const listener: TCPSocketListener<Relay> = Bun.listen<Relay>({
     hostname: options.hostname,
     port: options.port,
@@ -844,6 +863,9 @@ export function openGate(options: GateOptions): Gate {
     stop: () => {
       gate.stopping = true;
       listener.stop();
+    },
+    answered: async () => {
+      while (gate.answering.size > 0) await Promise.all(gate.answering);
     },
   };
 }

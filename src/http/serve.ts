@@ -102,10 +102,11 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
       });
       return {
         port: gate.port,
-        stop: (force) => {
+        stop: async (force) => {
           gate.stop();
-          // The gate's connections end as the server closes theirs: idle ones now, the others once answered.
-          return server.stop(force);
+          // The gate's connections end as the server closes theirs: idle ones now, the others
+          // once answered, by the server or in this process.
+          await Promise.all([server.stop(force), force ? undefined : gate.answered()]);
         },
       };
     } catch (err) {
