@@ -1,6 +1,6 @@
 import type { Socket, TCPSocketListener } from 'bun';
 import type { Logger } from '../log';
-import { answerBytes, inProcessRequest, type InProcess } from './gate-in-process';
+import { answerBytes, inProcessRequest, TOKEN, type InProcess } from './gate-in-process';
 import { notImplemented } from './methods';
 import { HttpProblem } from './problem';
 import { logAnswer, newRequestId, type AnsweredRequest } from './request-log';
@@ -25,10 +25,12 @@ import { SECURITY_HEADERS } from './security-headers';
  *   version other than HTTP/1.x, ...): Bun answers with a bare status line. The gate answers
  *   with the same status as problem+json, saying what was wrong where it can tell.
  *
- * What the gate answers itself is logged as the app logs its requests. It only finds where each
- * request and answer ends: the bytes reach the server and the client as they came, and the
- * server still parses, checks and limits every request. It costs every request a pass through a
- * loopback connection (docs/performance.md#the-connection-gate). Deno's server answers pipelined
+ * What the gate answers itself is logged as the app logs its requests. Otherwise it only finds
+ * where each request and answer ends: the bytes reach the server and the client as they came, and
+ * the server still parses, checks and limits the request. That costs a request a pass through a
+ * loopback connection (docs/performance.md#the-connection-gate), which the collection routes'
+ * small, plainly well-formed POSTs are spared: the gate answers them in this process, with the
+ * handlers the server would call (src/http/gate-in-process.ts). Deno's server answers pipelined
  * requests in order and hands any method to the app: the service runs without the gate there
  * (Deno answers malformed requests in its own way).
  */
@@ -71,8 +73,6 @@ const UPSTREAM_HOST = '127.0.0.1';
 const EVENT_STREAM = /\r\ncontent-type:[ \t]*text\/event-stream/i;
 /** Methods Bun's server routes (uWS's list); it closes the connection on any other. */
 const BUN_METHODS = new Set(['ACL', 'BIND', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LINK', 'LOCK', 'M-SEARCH', 'MERGE', 'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH', 'POST', 'PROPFIND', 'PROPPATCH', 'PURGE', 'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK', 'UNLOCK', 'UNSUBSCRIBE']);
-/** An HTTP method or header name: a token (RFC 9110 5.6.2). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Bun's limit on a request's line and headers: past it, Bun refuses the request (431). */
 const HEADER_LIMIT = 16 * 1024;
 /** The longest head the gate keeps while it waits for the rest; past it the server refuses it anyway. */

@@ -19,8 +19,8 @@ export interface InProcess {
 export const IN_PROCESS_MAX_BODY = 64 * 1024;
 /** More header lines than this go to the server, which has its own limit on them. */
 const MAX_HEADER_LINES = 64;
-/** An HTTP header name: a token (RFC 9110 5.6.2). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP method or header name: a token (RFC 9110 5.6.2). */
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A header value without control characters but tab (RFC 9110 5.5). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** A host name or address, with an optional port: what makes a URL of `http://<host><path>`. */
