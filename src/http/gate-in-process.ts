@@ -71,12 +71,19 @@ export function inProcessRequest(buf: Buffer, from: number, end: number, length:
   }
   if (host === undefined) return undefined;
   const bodyStart = end + 4;
-  const request = new Request(`http://${host}${target}`, {
-    method: 'POST',
-    headers,
-    // A copy: the socket's buffer is not the request's to keep.
-    body: length > 0 ? new Uint8Array(buf.subarray(bodyStart, bodyStart + length)) : undefined,
-  });
+  let request: Request;
+  try {
+    request = new Request(`http://${host}${target}`, {
+      method: 'POST',
+      headers,
+      // A copy: the socket's buffer is not the request's to keep.
+      body: length > 0 ? new Uint8Array(buf.subarray(bodyStart, bodyStart + length)) : undefined,
+    });
+  } catch {
+    // A host the URL parser refuses (a port over 65535, an address out of range): the server's
+    // to answer, as it did before.
+    return undefined;
+  }
   rememberPeer(request, peer);
   return { request, handler };
 }

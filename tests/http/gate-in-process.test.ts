@@ -13,9 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([svc.stop(), limited.stop()]));
 
-const track = (id: string, to = svc) => {
+const track = (id: string, to = svc, host = 'localhost') => {
   const body = JSON.stringify({ events: [{ type: 'track', event: 'in-process', anonymousId: id }] });
-  return `POST /events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${to.publicKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  return `POST /events HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${to.publicKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 };
 
 /** A keep-alive connection from `localAddress`: each request's status, and whether the server closed it. */
@@ -86,5 +86,15 @@ test.skipIf(SERVED_BY_DENO)('collection answered in the process counts each clie
   } finally {
     first.end();
     second.end();
+  }
+});
+
+test.skipIf(SERVED_BY_DENO)('collection with a Host that makes no URL (a port over 65535, an address out of range) is answered as the server answers it, and the connection goes on', async () => {
+  const conn = connection();
+  try {
+    await conn.send(track('host-1', svc, 'a:99999') + track('host-2', svc, '999.999.999.999') + track('host-3', svc, '[::::]') + track('host-4'), 4);
+    expect(conn.statuses()).toEqual([201, 201, 201, 201]);
+  } finally {
+    conn.end();
   }
 });
