@@ -485,7 +485,9 @@ class Relay {
     const quick = method !== undefined && BUN_METHODS.has(method) && data[space + 1] === 0x2f && lineEnd > space && http1(data, lineEnd) ? framing(data, from, end + 2) : undefined;
     if (quick !== undefined) {
       this.inFlight = { method: method!, data, from, end, started };
-      if (!joined && method === 'POST' && typeof quick === 'number' && data.length - headEnd >= quick && this.options.inProcess && !this.gate.stopping) {
+      // Taken here only whole, and within the server's limits (which refuses a request past them).
+      const whole = !joined && typeof quick === 'number' && data.length - headEnd >= quick && quick <= this.options.maxRequestBodySize && end - from <= HEADER_LIMIT;
+      if (whole && method === 'POST' && this.options.inProcess && !this.gate.stopping) {
         const taken = inProcessRequest(data, from, end, quick, this.options.inProcess.routes, this.client.remoteAddress);
         if (taken) {
           this.inFlight.inProcess = true;

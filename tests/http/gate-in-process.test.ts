@@ -98,3 +98,13 @@ test.skipIf(SERVED_BY_DENO)('collection with a Host that makes no URL (a port ov
     conn.end();
   }
 });
+
+test.skipIf(SERVED_BY_DENO)("collection with headers over the server's limit gets the server's 431, as any request does", async () => {
+  const conn = connection();
+  try {
+    await conn.send(track('long-head').replace('Host: localhost\r\n', `Host: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n`), 1);
+    expect(conn.statuses()).toEqual([431]);
+  } finally {
+    conn.end();
+  }
+});
