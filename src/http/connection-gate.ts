@@ -1,5 +1,6 @@
 import type { Socket, TCPSocketListener } from 'bun';
 import type { Logger } from '../log';
+import { answerBytes, inProcessRequest, TOKEN, type InProcess } from './gate-in-process';
 import { notImplemented } from './methods';
 import { HttpProblem } from './problem';
 import { logAnswer, newRequestId, type AnsweredRequest } from './request-log';
@@ -24,10 +25,12 @@ import { SECURITY_HEADERS } from './security-headers';
  *   version other than HTTP/1.x, ...): Bun answers with a bare status line. The gate answers
  *   with the same status as problem+json, saying what was wrong where it can tell.
  *
- * What the gate answers itself is logged as the app logs its requests. It only finds where each
- * request and answer ends: the bytes reach the server and the client as they came, and the
- * server still parses, checks and limits every request. It costs every request a pass through a
- * loopback connection (docs/performance.md#the-connection-gate). Deno's server answers pipelined
+ * What the gate answers itself is logged as the app logs its requests. Otherwise it only finds
+ * where each request and answer ends: the bytes reach the server and the client as they came, and
+ * the server still parses, checks and limits the request. That costs a request a pass through a
+ * loopback connection (docs/performance.md#the-connection-gate), which the collection routes'
+ * small, plainly well-formed POSTs are spared: the gate answers them in this process, with the
+ * handlers the server would call (src/http/gate-in-process.ts). Deno's server answers pipelined
  * requests in order and hands any method to the app: the service runs without the gate there
  * (Deno answers malformed requests in its own way).
  */
@@ -44,12 +47,25 @@ export interface GateOptions {
   maxRequestBodySize: number;
   log: Logger;
   onAnswered?: (answer: AnsweredRequest) => void;
+  /** The requests answered in this process rather than by the server (src/http/gate-in-process.ts). */
+  inProcess?: InProcess;
+  /** The server's idle timeout: a connection whose requests were all answered here is as idle as the server's. */
+  idleTimeoutSeconds: number;
 }
 
 export interface Gate {
   readonly port: number;
   /** Stops accepting connections; those open end as their connections to the server do. */
   stop(): void;
+  /** Resolves once the answers being made in this process are out. */
+  answered(): Promise<void>;
+}
+
+/** What the gate's connections share. */
+interface GateState {
+  stopping: boolean;
+  /** The answers being made in this process. */
+  answering: Set<Promise<void>>;
 }
 
 const UPSTREAM_HOST = '127.0.0.1';
@@ -57,8 +73,6 @@ const UPSTREAM_HOST = '127.0.0.1';
 const EVENT_STREAM = /\r\ncontent-type:[ \t]*text\/event-stream/i;
 /** Methods Bun's server routes (uWS's list); it closes the connection on any other. */
 const BUN_METHODS = new Set(['ACL', 'BIND', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LINK', 'LOCK', 'M-SEARCH', 'MERGE', 'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH', 'POST', 'PROPFIND', 'PROPPATCH', 'PURGE', 'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK', 'UNLOCK', 'UNSUBSCRIBE']);
-/** An HTTP method or header name: a token (RFC 9110 5.6.2). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Bun's limit on a request's line and headers: past it, Bun refuses the request (431). */
 const HEADER_LIMIT = 16 * 1024;
 /** The longest head the gate keeps while it waits for the rest; past it the server refuses it anyway. */
@@ -257,6 +271,8 @@ interface InFlight {
   from: number;
   end: number;
   started: number;
+  /** Answered in this process: the server knows nothing of it. */
+  inProcess?: true;
 }
 
 /** What a log line and a refusal say of a request. */
@@ -361,10 +377,15 @@ class Relay {
   private ending = false;
   private ended = false;
   private closed = false;
+  /** When a request was last answered in this process (performance.now()). */
+  private answeredHere = -Infinity;
+  /** The server closed its connection while a request was being answered here: the client's ends after that answer. */
+  private endAfterAnswer = false;
 
   constructor(
     readonly client: RelaySocket,
     private readonly options: GateOptions,
+    private readonly gate: GateState,
   ) {}
 
   connect(): void {
@@ -464,6 +485,17 @@ class Relay {
     const quick = method !== undefined && BUN_METHODS.has(method) && data[space + 1] === 0x2f && lineEnd > space && http1(data, lineEnd) ? framing(data, from, end + 2) : undefined;
     if (quick !== undefined) {
       this.inFlight = { method: method!, data, from, end, started };
+      // Taken here only whole, and within the server's limits (which refuses a request past them).
+      const whole = !joined && typeof quick === 'number' && data.length - headEnd >= quick && quick <= this.options.maxRequestBodySize && end - from <= HEADER_LIMIT;
+      if (whole && method === 'POST' && this.options.inProcess && !this.gate.stopping) {
+        const taken = inProcessRequest(data, from, end, quick, this.options.inProcess.routes, this.client.remoteAddress);
+        if (taken) {
+          this.inFlight.inProcess = true;
+          this.answerInProcess(taken.request, taken.handler, this.options.inProcess.error);
+          this.reading = 'start';
+          return headEnd + quick;
+        }
+      }
       this.outServer.add(data, from + this.headForwarded, headEnd);
       this.startBody(method === 'CONNECT' ? 0 : quick, 'body');
       return rest;
@@ -485,6 +517,31 @@ class Relay {
     }
     this.startBody(head.method === 'CONNECT' ? 0 : head.body, 'body');
     return rest;
+  }
+
+  /** Answers `request` in this process; the requests behind it wait for its answer, as behind the server's. */
+  private answerInProcess(request: Request, handler: (request: Request) => Response | Promise<Response>, error: InProcess['error']): void {
+    const answer = (async () => {
+      try {
+        return await handler(request);
+      } catch (err) {
+        return error(err);
+      }
+    })();
+    const out = answer.then(answerBytes).then(
+      (bytes) => {
+        if (this.closed) return;
+        this.answeredHere = performance.now();
+        this.outClient.add(bytes, 0, bytes.length);
+        this.answered();
+        this.flushOut();
+        if (this.endAfterAnswer) this.endClient();
+      },
+      // An answer that cannot be read whole (a failing stream): the connection cannot go on.
+      () => this.close(),
+    );
+    this.gate.answering.add(out);
+    void out.finally(() => this.gate.answering.delete(out));
   }
 
   private startBody(framing: number | 'chunked', reading: 'body' | 'skip'): void {
@@ -741,8 +798,30 @@ class Relay {
     peers.delete(up.localPort);
     if (up !== this.upstream) return;
     this.upstream = undefined;
+    if (this.activeHere()) {
+      // The server timed out a connection it saw nothing on, while the client's requests were
+      // answered here: the client is not idle, and keeps its connection (a new one to the server).
+      this.connect();
+      return;
+    }
+    if (this.inFlight?.inProcess) {
+      // The server is stopping: the answer being made here goes out first.
+      this.endAfterAnswer = true;
+      return;
+    }
     // An answer that runs to the end of the connection ends here; either way nothing more comes.
     this.endClient();
+  }
+
+  /**
+   * Whether the client is busy with requests answered in this process (one in flight, or one
+   * answered within the idle timeout) and owes the server nothing: no request of its is with
+   * the server, whole or in part, and no answer from it is being read.
+   */
+  private activeHere(): boolean {
+    if (this.gate.stopping || this.closed || this.clientEnded) return false;
+    if (this.inFlight?.inProcess !== true && performance.now() - this.answeredHere > this.options.idleTimeoutSeconds * 1000) return false;
+    return (this.inFlight === undefined || this.inFlight.inProcess === true) && (this.reading === 'start' || this.held !== undefined) && this.answer === 'head' && this.answerHead === undefined && this.toServer.length === 0;
   }
 
   /** The client's connection is gone: so is the one to the server. */
@@ -759,6 +838,7 @@ class Relay {
 
 /** Opens the gate on `hostname`:`port`; throws if it cannot listen there. */
 export function openGate(options: GateOptions): Gate {
+  const gate: GateState = { stopping: false, answering: new Set() };
   const listener: TCPSocketListener<Relay> = Bun.listen<Relay>({
     hostname: options.hostname,
     port: options.port,
@@ -769,7 +849,7 @@ export function openGate(options: GateOptions): Gate {
     allowHalfOpen: true,
     socket: {
       open(client) {
-        const relay = new Relay(client, options);
+        const relay = new Relay(client, options, gate);
         client.data = relay;
         relay.connect();
       },
@@ -780,5 +860,14 @@ export function openGate(options: GateOptions): Gate {
       error: () => {},
     },
   });
-  return { port: listener.port, stop: () => listener.stop() };
+  return {
+    port: listener.port,
+    stop: () => {
+      gate.stopping = true;
+      listener.stop();
+    },
+    answered: async () => {
+      while (gate.answering.size > 0) await Promise.all(gate.answering);
+    },
+  };
 }

@@ -1,7 +1,9 @@
+import type { Server } from 'bun';
 import type { AnyElysia } from 'elysia';
 import type { Logger } from '../log';
 import { rememberPeer } from './client-address';
 import { openGate } from './connection-gate';
+import type { InProcess } from './gate-in-process';
 import { servedMethods } from './methods';
 import { HttpProblem } from './problem';
 import type { AnsweredRequest } from './request-log';
@@ -61,6 +63,12 @@ export function serve(app: AnyElysia, options: ServeOptions): HttpServer {
 }
 
 function listen(app: AnyElysia, options: ServeOptions): HttpServer {
+  const unhandled = (error: unknown) => {
+    options.log.error('unhandled error', { err: error });
+    const response = new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged').toResponse();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+    return response;
+  };
   if (typeof Bun !== 'undefined') {
     // With the gate, Bun's server on loopback only: clients reach it through the gate, which puts
     // right what it gets wrong about connections (src/http/connection-gate.ts).
@@ -77,12 +85,7 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
       // working directory, stack frames, source lines), and never logs the request. The app maps
       // every error itself; whatever still escapes it is a bug, answered as one.
       development: false,
-      error: (error) => {
-        options.log.error('unhandled error', { err: error });
-        const response = new HttpProblem(500, 'Internal Server Error', 'the server failed to handle the request; it has been logged').toResponse();
-        for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-        return response;
-      },
+      error: unhandled,
     }).server!;
     if (!options.gate) return { port: server.port!, stop: (force) => server.stop(force) };
     try {
@@ -94,13 +97,16 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
         maxRequestBodySize: options.maxRequestBodySize,
         log: options.log,
         onAnswered: options.onAnswered,
+        inProcess: collectionInProcess(app, server, unhandled),
+        idleTimeoutSeconds: options.idleTimeoutSeconds,
       });
       return {
         port: gate.port,
-        stop: (force) => {
+        stop: async (force) => {
           gate.stop();
-          // The gate's connections end as the server closes theirs: idle ones now, the others once answered.
-          return server.stop(force);
+          // The gate's connections end as the server closes theirs: idle ones now, the others
+          // once answered, by the server or in this process.
+          await Promise.all([server.stop(force), force ? undefined : gate.answered()]);
         },
       };
     } catch (err) {
@@ -127,6 +133,22 @@ function listen(app: AnyElysia, options: ServeOptions): HttpServer {
     };
   }
   throw new Error('unsupported runtime: the service runs under Bun or Deno');
+}
+
+type BunRoute = (request: Request, server: Server<unknown>) => Response | Promise<Response>;
+
+/**
+ * The collection routes Bun's own router takes before Elysia (the app's `serve.routes`, POST),
+ * answered by the gate in this process with the same handlers (src/http/gate-in-process.ts).
+ */
+function collectionInProcess(app: AnyElysia, server: Server<unknown>, error: (error: unknown) => Response): InProcess | undefined {
+  const routes = (app.config.serve as { routes?: Record<string, Record<string, BunRoute>> } | undefined)?.routes ?? {};
+  const handlers = new Map<string, (request: Request) => Response | Promise<Response>>();
+  for (const [path, methods] of Object.entries(routes)) {
+    const post = methods.POST;
+    if (post) handlers.set(path, (request) => post(request, server));
+  }
+  return handlers.size === 0 ? undefined : { routes: handlers, error };
 }
 
 /** Whether `host` stands for every interface of the machine (IPv4's 0.0.0.0, IPv6's ::). */
