@@ -97,36 +97,41 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   ];
   const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
   const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
-  const perPerson = `SELECT personId, vis, pvs, evs, bs, bv, durs${list(names)}, uniqExactIf(personId, vis > 0) OVER () AS totalVisitors FROM (
-    SELECT personId${list(names)}, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs,
-      sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv,
-      sum(sign * intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000)) AS durs
-    FROM (
-      SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, start, end, ${and(q.entryConditions)} AS entered${columns.map((c) => `, ${c}`).join('')}
-      FROM visits_with_persons${keyEvents}${hourly ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
-      WHERE ${and(where)}
-    )
-    GROUP BY personId${list(names)}
-  )`;
+  // The visits' rows, `mixed` for the persons with a cancelled row in the range (a visit built
+  // again and not yet merged away): only theirs need summing per person to be counted exactly.
+  const rows = (dimensionColumns: readonly string[]) => `
+      SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, ${and(q.entryConditions)} AS entered,
+        intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')},
+        personId IN (SELECT personId FROM visits_with_persons WHERE sign < 0 AND ${q.visitsInRange}) AS mixed
+      FROM visits_with_persons${keyEvents}${hourly && dimensionColumns.length > 0 ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
+      WHERE ${and(dimensionColumns.length > 0 ? where : where.filter((w) => !w.startsWith('slot')))}`;
+  // Visitors: the persons without cancelled rows, distinct, and those with, whose rows leave a visit.
+  const visitors = 'uniqExactIf(personId, NOT mixed) + arrayCount(n -> n > 0, sumMapIf([personId], [toInt64(sign)], mixed).2)';
+  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}${visitors} AS visitorCount, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs,
+      sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv, sum(sign * duration) AS durs
+    FROM (${rows(columns)})${names.length > 0 ? `\n    GROUP BY ${names.join(', ')}` : ''}`;
+  // The visitors of the whole question, for `percentage` only.
+  const total = q.metrics.includes('percentage') ? `(SELECT ${visitors} FROM (${rows([])}))` : '0';
   const joinEvents = byTime && !paged;
-  const source = joinEvents
-    ? `FROM (${perPerson}) AS s ${names.length > 0 ? `LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : `CROSS JOIN (${events}) AS e`}`
-    : `FROM (${perPerson})`;
+  const source = `FROM (SELECT *, ${total} AS totalVisitors FROM (${grouped})) AS s${
+    joinEvents ? (names.length > 0 ? ` LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : ` CROSS JOIN (${events}) AS e`) : ''
+  }`;
   return {
     source,
+    // One row per dimension values already: the outer grouping takes each as it is.
     metrics: {
-      visitors: 'countIf(vis > 0)',
-      visits: 'sum(vis)',
-      // Joined from events, the same on every row of a time bucket; else the visits' own.
-      pageviews: joinEvents ? 'any(epv)' : 'sum(pvs)',
-      events: joinEvents ? 'any(eev)' : 'sum(evs)',
-      bounce_rate: 'toUInt32(ifNotFinite(round(sum(bs) / sum(bv) * 100), 0))',
-      visit_duration: 'toUInt32(ifNotFinite(round(sum(durs) / sum(vis)), 0))',
-      views_per_visit: 'ifNotFinite(round(sum(pvs) / sum(vis), 2), 0)',
-      percentage: 'ifNotFinite(round(countIf(vis > 0) / any(totalVisitors) * 100, 2), 0)',
+      visitors: 'any(visitorCount)',
+      visits: 'any(vis)',
+      // Joined from events by time bucket; else the visits' own within the range.
+      pageviews: joinEvents ? 'any(epv)' : 'any(pvs)',
+      events: joinEvents ? 'any(eev)' : 'any(evs)',
+      bounce_rate: 'toUInt32(ifNotFinite(round(any(bs) / any(bv) * 100), 0))',
+      visit_duration: 'toUInt32(ifNotFinite(round(any(durs) / any(vis)), 0))',
+      views_per_visit: 'ifNotFinite(round(any(pvs) / any(vis), 2), 0)',
+      percentage: 'ifNotFinite(round(any(visitorCount) / any(totalVisitors) * 100, 2), 0)',
       conversion_rate: '0',
     },
-    having: 'sum(vis) > 0',
+    having: 'any(vis) > 0',
   };
 }
 
