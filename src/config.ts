@@ -197,6 +197,7 @@ const SPEC = {
   queryQueueMax: ['QUERY_QUEUE_MAX', int(0, 100_000)],
   propertyColumnsMax: ['PROPERTY_COLUMNS_MAX', int(0, 1000)],
   sessionTimeoutMinutes: ['SESSION_TIMEOUT_MINUTES', int(1, 1440)],
+  dashboardAnswersMaxAgeSeconds: ['DASHBOARD_ANSWERS_MAX_AGE_SECONDS', int(0, 86_400)],
   webhookDelivery: ['WEBHOOK_DELIVERY', deliveryMode],
   webhookLeaseMs: ['WEBHOOK_LEASE_MS', int(1000, 600_000)],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],
