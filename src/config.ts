@@ -198,6 +198,7 @@ const SPEC = {
   propertyColumnsMax: ['PROPERTY_COLUMNS_MAX', int(0, 1000)],
   sessionTimeoutMinutes: ['SESSION_TIMEOUT_MINUTES', int(1, 1440)],
   visitBuilderLeaseMs: ['VISIT_BUILDER_LEASE_MS', int(1000, 600_000)],
+  dashboardAnswersMaxAgeSeconds: ['DASHBOARD_ANSWERS_MAX_AGE_SECONDS', int(0, 86_400)],
   webhookDelivery: ['WEBHOOK_DELIVERY', deliveryMode],
   webhookLeaseMs: ['WEBHOOK_LEASE_MS', int(1000, 600_000)],
   webhookTimeoutMs: ['WEBHOOK_TIMEOUT_MS', int(100, 600_000)],

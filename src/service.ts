@@ -33,6 +33,7 @@ import { CohortRecords } from './cohorts/cohort-records';
 import { Cohorts } from './cohorts/cohorts';
 import { Insights } from './insights/insights';
 import { Dashboards } from './dashboards/dashboards';
+import { TileAnswerCache } from './dashboards/tile-answer-cache';
 import { DASHBOARDS, SAVED_INSIGHTS, VersionedRecords } from './dashboards/records';
 import { SavedInsights } from './dashboards/saved-insights';
 import { backupDirectory, ingestLogDirectory, openStorage } from './storage/open';
@@ -97,6 +98,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     visitBuildsPending: () => visits.pending,
   });
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
+  // Other processes sharing a ClickHouse server load events this one is not told of: nothing is kept there.
+  const tileAnswers = new TileAnswerCache(storage.mode === 'server' ? 0 : config.dashboardAnswersMaxAgeSeconds * 1000);
   const visits = new VisitBuilder(storage, log, {
     sessionTimeoutMinutes: config.sessionTimeoutMinutes,
     // Several processes may share a server: the one holding the lease builds.
@@ -130,6 +133,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       onInserted: (database, links) => {
         identities.loaded(database, links);
         visits.changed(database);
+        tileAnswers.changed(database);
       },
       linksOf: (database, events) => identities.linksOf(database, events),
       onCommitted: (database, events) => {
@@ -182,7 +186,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
-    visitsErased: (database, keys) => visits.erased(database, keys),
+    visitsErased: (database, keys) => {
+      tileAnswers.changed(database);
+      return visits.erased(database, keys);
+    },
     identities,
     refreshMs: config.workspaceRefreshMs,
     log,
@@ -236,9 +243,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const persons = new Persons(runner, cohorts, loadedAndResolved);
   const insights = new Insights(runner, cohorts, loadedAndResolved);
   const savedInsights = new SavedInsights(new VersionedRecords(storage, config.metaDatabase, SAVED_INSIGHTS));
-  const dashboards = new Dashboards(new VersionedRecords(storage, config.metaDatabase, DASHBOARDS), savedInsights, { insights, runner, ingested: loadedAndResolved, log });
+  const dashboards = new Dashboards(new VersionedRecords(storage, config.metaDatabase, DASHBOARDS), savedInsights, { insights, runner, ingested: loadedAndResolved, answers: tileAnswers, log });
   store.onRemove((workspace) => savedInsights.removeWorkspace(workspace.workspaceId));
   store.onRemove((workspace) => dashboards.removeWorkspace(workspace.workspaceId));
+  store.onRemove(async (workspace) => tileAnswers.forget(workspace.databaseName));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();

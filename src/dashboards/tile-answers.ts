@@ -1,12 +1,13 @@
 import type { TObject } from '@sinclair/typebox';
 import { problemOf } from '../http/error-mapper';
 import { HttpProblem } from '../http/problem';
-import { KINDS } from '../insights/insights';
+import { cohortFilters, KINDS } from '../insights/insights';
 import type { InsightAnswerer, InsightKind } from '../insights/kinds';
 import type { Logger } from '../log';
 import type { QueryRunner } from '../queries/query-runner';
 import type { Workspace } from '../workspaces/model';
 import type { TileResult } from './model';
+import type { TileAnswerCache } from './tile-answer-cache';
 import type { DashboardRecord, SavedInsightRecord } from './records';
 
 /**
@@ -22,6 +23,8 @@ export interface TileAnswering {
   runner: QueryRunner;
   /** Resolves once the events acknowledged so far are loaded into a database (read-your-writes). */
   ingested(database: string): Promise<void>;
+  /** Insight tiles' answers kept while the workspace's events are unchanged. */
+  answers: TileAnswerCache;
   log: Logger;
 }
 
@@ -50,8 +53,26 @@ function repointed(problem: HttpProblem, from: string, to: string): HttpProblem 
   return new HttpProblem(problem.status, problem.title, problem.detail, { ...problem.extra, ...(errors ? { errors } : {}) });
 }
 
+/**
+ * An insight tile's answer, kept (tile-answer-cache.ts) unless the query names a cohort, whose
+ * definition may change while the events do not. The events acknowledged before are loaded first,
+ * so a kept answer is as fresh as one asked now.
+ */
+async function answerInsight(workspace: Workspace, kind: InsightKind, query: unknown, pointer: string, deps: TileAnswering): Promise<unknown> {
+  const database = workspace.databaseName;
+  if (cohortFilters(query).length > 0) return deps.insights.answer(workspace, kind, query, pointer);
+  await deps.ingested(database);
+  const question = JSON.stringify([kind, query]);
+  const version = deps.answers.version(database);
+  const kept = deps.answers.get(database, question, Date.now());
+  if (kept !== undefined) return kept;
+  const answer = await deps.insights.answer(workspace, kind, query, pointer);
+  deps.answers.keep(database, question, version, answer, Date.now());
+  return answer;
+}
+
 async function answerOne(workspace: Workspace, insight: SavedInsightRecord, range: DateRange, pointer: string, deps: TileAnswering): Promise<unknown> {
-  if (insight.kind !== 'sql') return deps.insights.answer(workspace, insight.kind, withDashboardRange(insight.kind, insight.query, range), pointer);
+  if (insight.kind !== 'sql') return answerInsight(workspace, insight.kind, withDashboardRange(insight.kind, insight.query, range), pointer, deps);
   await deps.ingested(workspace.databaseName);
   try {
     const [rows] = await deps.runner.run(workspace.databaseName, [insight.query as string]);

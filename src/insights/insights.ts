@@ -38,7 +38,7 @@ export const KINDS: Record<InsightKind, Kind> = {
 const MAX_REPORTED = 20;
 
 /** Every cohort filter anywhere in a request (top-level filters, a series', a step's). */
-function cohortFilters(value: unknown, found: Filter[] = []): Filter[] {
+export function cohortFilters(value: unknown, found: Filter[] = []): Filter[] {
   if (Array.isArray(value)) for (const v of value) cohortFilters(v, found);
   else if (value !== null && typeof value === 'object') {
     if (typeof (value as { cohort?: unknown }).cohort === 'string') found.push(value as Filter);

@@ -3,11 +3,13 @@ import { MAX_DASHBOARDS, MAX_SAVED_INSIGHTS } from '../../src/dashboards/model';
 import { testInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
+import { regulate, settledRegulation } from '../regulations/helpers';
 
 /**
  * Saved insights and dashboards on the real service: their CRUD, isolation between workspaces,
  * removal with the workspace, a restart, and a dashboard's answers (a trends tile, a SQL tile and
- * failing tiles side by side, the dashboard's date range over the tiles').
+ * failing tiles side by side, the dashboard's date range over the tiles', insight tiles' answers kept
+ * until events are loaded or erased).
  */
 
 const DAY = 86_400_000;
@@ -302,5 +304,49 @@ describe('a restart', () => {
     expect((await callA('GET', `/dashboards/${dashboard.id}`)).body).toEqual(dashboard);
     const results = await callA('GET', `/dashboards/${dashboard.id}/results`);
     expect(results.body.results).toEqual([{ insightId: insight.id, kind: 'trends', result: { results: [expect.objectContaining({ data: [2, 1], total: 3 })] } }]);
+  });
+});
+
+describe("a dashboard's kept answers", () => {
+  let c: CreatedWorkspace;
+  beforeAll(async () => {
+    c = await createWorkspace(svc, { name: uniqueName('dash-kept') });
+    await sendEvents(svc, [0, 1].map((day) => ({ type: 'track', event: 'signup', userId: `k${day}`, timestamp: new Date(DAY0 + day * DAY + HOUR).toISOString() })), c.publicApiKey);
+  });
+  /** POST /queries statements run so far, of every workspace (the metrics' count of them). */
+  const statementsRun = async () => {
+    const text = await (await svc.request('GET', '/metrics', { key: svc.privateKey })).text();
+    return [...text.matchAll(/^analytics_query_duration_seconds_count\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+
+  test('an insight tile is asked again only once events were loaded or erased; a SQL tile each time', async () => {
+    const trends = await saved(c.privateApiKey, { name: 'Signups', kind: 'trends', query: trendsQuery });
+    const sql = await saved(c.privateApiKey, { name: 'Count', kind: 'sql', query: "SELECT count() AS n FROM events WHERE event = 'signup'" });
+    const tiles = [trends, sql].map((insight, i) => ({ insightId: insight.id, x: 0, y: i * 4, w: 12, h: 4 }));
+    const dashboard = (await call(c.privateApiKey, 'POST', '/dashboards', { name: 'Kept', tiles })).body;
+    const answers = async () => {
+      const res = await call(c.privateApiKey, 'GET', `/dashboards/${dashboard.id}/results`);
+      expect(res.status).toBe(200);
+      const [trendsTile, sqlTile] = res.body.results;
+      return { signups: trendsTile.result.results[0].data, count: Number(sqlTile.result.results[0].n) };
+    };
+
+    expect(await answers()).toEqual({ signups: [1, 1, 0], count: 2 });
+    const before = await statementsRun();
+    expect(await answers()).toEqual({ signups: [1, 1, 0], count: 2 });
+    // The SQL tile ran again; the trends tile answered as before without a statement.
+    expect((await statementsRun()) - before).toBe(1);
+
+    // Events loaded: the next answer has them (read-your-writes), then it is kept again.
+    await sendEvents(svc, [{ type: 'track', event: 'signup', userId: 'k2', timestamp: new Date(DAY0 + 2 * DAY + HOUR).toISOString() }], c.publicApiKey);
+    expect(await answers()).toEqual({ signups: [1, 1, 1], count: 3 });
+    const loaded = await statementsRun();
+    expect(await answers()).toEqual({ signups: [1, 1, 1], count: 3 });
+    expect((await statementsRun()) - loaded).toBe(1);
+
+    // A person's events erased: gone from the next answer.
+    const regulation = await settledRegulation(svc, c.privateApiKey, await regulate(svc, c.privateApiKey, 'DELETE', 'userId', ['k1']));
+    expect(regulation.status).toBe('finished');
+    expect(await answers()).toEqual({ signups: [1, 0, 1], count: 2 });
   });
 });
