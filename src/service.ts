@@ -186,7 +186,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
-    visitsErased: (database, keys) => {
+    eventsErased: (database, keys) => {
       tileAnswers.changed(database);
       return visits.erased(database, keys);
     },

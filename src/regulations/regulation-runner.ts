@@ -32,8 +32,8 @@ export interface RegulationRunnerDeps {
   ingestSettled(): Promise<void>;
   /** Drops not-yet-sent webhook events of `database` that `erased` names. */
   discardDeliveries(database: string, erased: (event: Event) => boolean): void;
-  /** Makes again the visits of these visit keys, whose events were erased. */
-  visitsErased(database: string, keys: readonly string[]): Promise<void>;
+  /** Told once events are erased, with their visit keys: what was made from them (visits, kept answers) is made again. */
+  eventsErased(database: string, keys: readonly string[]): Promise<void>;
   /** The ids linked to persons (anonymousIds, renamed userIds), which a regulation of a userId also covers. */
   identities: PersonIdentities;
   /** How often suppressions are re-read, to see those made by other processes. */
@@ -199,7 +199,7 @@ export class RegulationRunner {
     const rows = await this.deps.storage.query(`SELECT count() AS n, groupUniqArray(${VISIT_KEY}) AS keys FROM ${table} WHERE ${where}`, params, 'background');
     await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, params, 'background');
     if (subjectType === 'userId') await this.deps.identities.erase(database, linked, ids);
-    await this.deps.visitsErased(database, (rows[0]?.keys as string[] | undefined) ?? []);
+    await this.deps.eventsErased(database, (rows[0]?.keys as string[] | undefined) ?? []);
     return Number(rows[0]?.n ?? 0);
   }
 
