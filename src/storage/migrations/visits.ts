@@ -69,9 +69,11 @@ export const visitMigrations: Migration[] = [
         : [`CREATE TABLE IF NOT EXISTS ${db}.visits ${columns} ENGINE = CollapsingMergeTree(sign) ${order}`];
       return [
         ...tables,
-        // How far the builder has come: the arrival time (parsedAt) of the last event built, and
-        // the session timeout the visits were cut with (another one builds them all again).
-        `CREATE TABLE IF NOT EXISTS ${db}.visit_progress ${onCluster} (builtThrough DateTime64(6, 'UTC'), complete Bool, timeoutMinutes UInt32, version UInt64)
+        // How far the builder has come: the arrival time (parsedAt) of the last event built; while
+        // the history is built (not complete), the arrival time of the last event of the history and
+        // the time (timestamp) up to which it is built; and the session timeout the visits were cut
+        // with (another one builds them all again).
+        `CREATE TABLE IF NOT EXISTS ${db}.visit_progress ${onCluster} (builtThrough DateTime64(6, 'UTC'), complete Bool, historyThrough DateTime64(6, 'UTC'), timeoutMinutes UInt32, version UInt64)
           ENGINE = ${cluster ? engine('ReplacingMergeTree', 'version') : 'ReplacingMergeTree(version)'} ORDER BY tuple()`,
         visitsWithPersons(target),
       ];

@@ -120,14 +120,55 @@ export function rebuildVisits(db: string, windows: readonly VisitWindow[], widen
 
 /** The builder's progress: how far (parsedAt, µs) events are built, and whether all were. */
 export function readProgress(db: string): Statement {
-  return { sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, timeoutMinutes FROM ${db}.visit_progress FINAL`, params: {} };
+  return {
+    sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, toString(toUnixTimestamp64Micro(historyThrough)) AS historyThrough, timeoutMinutes
+      FROM ${db}.visit_progress FINAL`,
+    params: {},
+  };
 }
 
-export function writeProgress(db: string, through: string, complete: boolean, timeoutMinutes: number, version: number): Statement {
+/** Where the builder is: `through` (arrival, µs), `complete`, `historyThrough` (time, µs, while not complete). */
+export interface Progress {
+  through: string;
+  complete: boolean;
+  historyThrough: string;
+}
+
+export function writeProgress(db: string, progress: Progress, timeoutMinutes: number, version: number): Statement {
   return {
-    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, timeoutMinutes, version)
-      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, {timeoutMinutes:UInt32}, {version:UInt64})`,
-    params: { through, complete, timeoutMinutes, version },
+    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, version)
+      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, fromUnixTimestamp64Micro({historyThrough:Int64}, 'UTC'), {timeoutMinutes:UInt32}, {version:UInt64})`,
+    params: { ...progress, timeoutMinutes, version },
+  };
+}
+
+/** The arrival time (µs) of the newest event stored: what a workspace's history is, when its visits are first built. */
+export function newestArrival(db: string): Statement {
+  return { sql: `SELECT toString(toUnixTimestamp64Micro(max(parsedAt))) AS through, count() AS n FROM ${db}.events`, params: {} };
+}
+
+/**
+ * The end (exclusive, µs) of the history's next step from `from` (time, µs): the time of the
+ * (`step` + 1)th visit event of the history at or after it, or none when fewer are left.
+ */
+export function historyStepEnd(db: string, from: string, arrivedBy: string, step: number): Statement {
+  return {
+    sql: `SELECT toString(toUnixTimestamp64Micro(timestamp)) AS end FROM ${db}.events
+      WHERE timestamp >= fromUnixTimestamp64Micro({from:Int64}, 'UTC') AND parsedAt <= fromUnixTimestamp64Micro({arrivedBy:Int64}, 'UTC') AND ${VISIT_EVENTS}
+      ORDER BY timestamp LIMIT 1 OFFSET {step:UInt64}`,
+    params: { from, arrivedBy, step },
+  };
+}
+
+/** Per visit key, the span of the history's visit events timed in [from, to) (µs). */
+export function historyWindows(db: string, from: string, to: string, arrivedBy: string): Statement {
+  return {
+    sql: `SELECT ${VISIT_KEY} AS key, toString(toUnixTimestamp64Micro(min(timestamp))) AS from, toString(toUnixTimestamp64Micro(max(timestamp))) AS to
+      FROM ${db}.events
+      WHERE timestamp >= fromUnixTimestamp64Micro({from:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Micro({to:Int64}, 'UTC')
+        AND parsedAt <= fromUnixTimestamp64Micro({arrivedBy:Int64}, 'UTC') AND ${VISIT_EVENTS} AND ${VISIT_KEY} != ''
+      GROUP BY key`,
+    params: { from, to, arrivedBy },
   };
 }
 

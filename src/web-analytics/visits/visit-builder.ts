@@ -1,6 +1,6 @@
 import type { Logger } from '../../log';
 import { identifier, type Storage } from '../../storage/storage';
-import { arrivedWindows, deleteVisits, dropVisits, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+import { arrivedWindows, deleteVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
 
 export interface VisitBuilderOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
@@ -41,6 +41,10 @@ interface DatabaseState {
   /** Whether every event stored is built (the Stats API reads stored visits only then). */
   complete: boolean;
   through?: string;
+  /** While the history is built: the time (µs) up to which it is. */
+  historyThrough?: string;
+  /** The pause after a step of the history, before the next. */
+  paused?: ReturnType<typeof setTimeout>;
   /** Where the next build starts instead, when before `through` (loadedSince). */
   since?: string;
   version: number;
@@ -58,6 +62,8 @@ const SHARED_SETTLE_MICROS = 2_000_000n;
 const MAX_MICROS = 253402300799000000n;
 /** After a failed build, the next is tried this much later (the events wait in the engine). */
 const RETRY_MS = 1000;
+/** The longest pause between two steps of a history (each waits as long as the step before took). */
+const MAX_HISTORY_PAUSE_MS = 10_000;
 /**
  * At start, events that arrived this long before the last one built are built again: a stop may
  * come between loading events and building them, and requests accepted at the same time reach the
@@ -179,6 +185,7 @@ export class VisitBuilder {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
+    for (const state of this.states.values()) clearTimeout(state.paused);
     await Promise.all([...this.states.values()].map((s) => s.running?.catch(() => {})));
     await this.election?.stop();
   }
@@ -196,7 +203,7 @@ export class VisitBuilder {
 
   /** Starts a build when one is due and none runs; another follows while more arrive. */
   private schedule(database: string, state: DatabaseState): void {
-    if (state.running || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
+    if (state.running || state.paused || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
     const covers = state.requested;
     state.dirty = false;
     state.running = this.build(database, state).then(
@@ -222,59 +229,96 @@ export class VisitBuilder {
   private async build(database: string, state: DatabaseState): Promise<void> {
     const db = identifier(database);
     if (state.through === undefined) {
-      let [progress] = await this.query(readProgress(db));
-      if (progress && Number(progress.timeoutMinutes) !== this.timeoutMinutes) {
-        // Cut with another timeout: every visit is made again.
-        this.log.info('visits are built again for a new session timeout', { database, was: Number(progress.timeoutMinutes), now: this.timeoutMinutes });
-        await this.query(dropVisits(db, this.storageTable));
-        progress = undefined;
-      }
-      const through = progress ? BigInt(String(progress.through)) - RECOVERY_MARGIN_MICROS : 0n;
-      state.through = String(through < 0n ? 0n : through);
-      state.complete = progress ? Boolean(progress.complete) && Number(progress.complete) !== 0 : false;
-      if (!state.complete) {
-        // The history is built by the next builds, reads meanwhile answering from events.
-        this.log.info('building visits', { database, from: state.through });
-        state.dirty = true;
-        return;
-      }
+      await this.resume(database, db, state);
+      // The history is built by the next builds, reads meanwhile answering from events.
+      if (!state.complete) return void (state.dirty = true);
     }
-    if (state.since !== undefined) {
-      if (BigInt(state.since) < BigInt(state.through!)) state.through = state.since;
-      state.since = undefined;
-    }
+    // Erased keys' visits go first, the history's already built included.
     if (state.erased.size > 0) {
       const keys = [...state.erased];
       state.erased.clear();
       const spans = await this.windows(storedSpans(db, keys));
       if (spans.length > 0) await this.rebuild(db, spans);
     }
+    if (!state.complete) return this.historyStep(database, db, state);
+    if (state.since !== undefined) {
+      if (BigInt(state.since) < BigInt(state.through!)) state.through = state.since;
+      state.since = undefined;
+    }
     for (;;) {
       const below = this.election ? String(BigInt(Date.now()) * 1000n - SHARED_SETTLE_MICROS) : String(MAX_MICROS);
-      const [next] = await this.query(nextStepEnd(db, state.through, this.step, below));
+      const [next] = await this.query(nextStepEnd(db, state.through!, this.step, below));
       const count = Number(next?.n ?? 0);
-      if (count === 0) {
-        // Nothing stored after the last step: every event is built.
-        if (!state.complete) {
-          state.complete = true;
-          await this.query(writeProgress(db, state.through, true, this.timeoutMinutes, this.nextVersion(state)));
-          this.log.info('visits built', { database });
-        }
-        break;
-      }
+      if (count === 0) break;
       const through = String(next!.through);
-      const windows = await this.windows(arrivedWindows(db, state.through, through));
+      const windows = await this.windows(arrivedWindows(db, state.through!, through));
       if (windows.length > 0) await this.rebuild(db, windows);
-      const finished = count < this.step;
-      if (finished && !state.complete) this.log.info('visits built', { database });
-      await this.query(writeProgress(db, through, state.complete || finished, this.timeoutMinutes, this.nextVersion(state)));
+      await this.query(writeProgress(db, { through, complete: true, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
       state.through = through;
-      state.complete ||= finished;
-      if (!state.complete) this.log.info('building visits', { database, through: new Date(Number(BigInt(through) / 1000n)).toISOString() });
-      // History is built a step per build, so that reads in between answer from events at once.
-      if (!state.complete) state.dirty = true;
-      if (finished || this.stopped || !state.complete) break;
+      if (count < this.step || this.stopped) break;
     }
+  }
+
+  /** Reads where the builder came to (the first build of a database in this process). */
+  private async resume(database: string, db: string, state: DatabaseState): Promise<void> {
+    let [progress] = await this.query(readProgress(db));
+    if (progress && Number(progress.timeoutMinutes) !== this.timeoutMinutes) {
+      // Cut with another timeout: every visit is made again.
+      this.log.info('visits are built again for a new session timeout', { database, was: Number(progress.timeoutMinutes), now: this.timeoutMinutes });
+      await this.query(dropVisits(db, this.storageTable));
+      progress = undefined;
+    }
+    if (!progress) {
+      // The history: every event stored now, built in steps of time.
+      const [newest] = await this.query(newestArrival(db));
+      const events = Number(newest?.n ?? 0);
+      state.through = events > 0 ? String(newest!.through) : '0';
+      state.complete = events === 0;
+      state.historyThrough = '0';
+      await this.query(writeProgress(db, { through: state.through, complete: state.complete, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
+      if (!state.complete) this.log.info('building visits', { database, events });
+      return;
+    }
+    state.complete = Number(progress.complete) !== 0;
+    state.historyThrough = String(progress.historyThrough);
+    // A stop may have come between a load and its build: built again, which is harmless.
+    const through = BigInt(String(progress.through)) - (state.complete ? RECOVERY_MARGIN_MICROS : 0n);
+    state.through = String(through < 0n ? 0n : through);
+    if (!state.complete) this.log.info('building visits', { database, from: new Date(Number(BigInt(state.historyThrough) / 1000n)).toISOString() });
+  }
+
+  /**
+   * One step of the history: the visit events stored before it began (`through`), in order of
+   * time, `step` at a time, so each step reads the events and visits of its own stretch of time
+   * (in order of arrival, an import's spread over months would read them all at every step). The
+   * next step waits as long as this one took: the history leaves the engine half free.
+   */
+  private async historyStep(database: string, db: string, state: DatabaseState): Promise<void> {
+    const started = performance.now();
+    const from = state.historyThrough!;
+    const [next] = await this.query(historyStepEnd(db, from, state.through!, this.step));
+    const last = next === undefined;
+    // A step ends before the time of the event after it; many events of one time go together.
+    const end = last ? String(MAX_MICROS) : String(next.end) === from ? String(BigInt(from) + 1n) : String(next.end);
+    const windows = await this.windows(historyWindows(db, from, end, state.through!));
+    if (windows.length > 0) await this.rebuild(db, windows);
+    await this.query(writeProgress(db, { through: state.through!, complete: last, historyThrough: end }, this.timeoutMinutes, this.nextVersion(state)));
+    state.historyThrough = end;
+    state.complete = last;
+    if (last) {
+      this.log.info('visits built', { database });
+      // What arrived meanwhile is built by arrival, as every later load.
+      state.dirty = true;
+      return;
+    }
+    this.log.info('building visits', { database, through: new Date(Number(BigInt(end) / 1000n)).toISOString() });
+    const pause = Math.min(performance.now() - started, MAX_HISTORY_PAUSE_MS);
+    state.paused = setTimeout(() => {
+      state.paused = undefined;
+      state.dirty = true;
+      this.schedule(database, state);
+    }, pause);
+    state.paused.unref?.();
   }
 
   /** A version of the progress row later than every one before (ReplacingMergeTree keeps the highest). */
