@@ -71,7 +71,9 @@ try {
   const timeout = option('timeout');
   const config = buildConfig(readEnvFile(join(ROOT, '.env.defaults')), { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private, ...(memory ? { QUERY_MAX_MEMORY_BYTES: memory } : {}), ...(timeout ? { QUERY_TIMEOUT_MS: timeout } : {}) });
   const svc = await startServiceHere(config, silentLogger);
-  const sandbox = svc.storage.openSandbox({ timeoutMs: config.queryTimeoutMs, maxResultRows: config.queryMaxResultRows, maxResultBytes: config.queryMaxResultBytes, maxMemoryBytes: config.queryMaxMemoryBytes });
+  // The anchor's statements run with four times the service's memory limit: its filtered screen
+  // (a set of the visits of matching events) needs over 1 GiB on 10 million events.
+  const sandbox = svc.storage.openSandbox({ timeoutMs: config.queryTimeoutMs, maxResultRows: config.queryMaxResultRows, maxResultBytes: config.queryMaxResultBytes, maxMemoryBytes: config.queryMaxMemoryBytes * 4 });
   try {
     console.error('building the anchor\'s tables (untimed)');
     const buildStarted = performance.now();
