@@ -54,8 +54,7 @@ async function pageViews(devices: number): Promise<void> {
   );
 }
 
-const stored = async () =>
-  (await storage.query(`SELECT sum(sign) AS visits, count() AS rows, uniqExact(visitKey) AS keys FROM ${identifier(database)}.visits`))[0] as { visits: number; rows: number; keys: number };
+const stored = async () => (await storage.query(`SELECT sum(sign) AS visits, uniqExact(visitKey) AS keys FROM ${identifier(database)}.visits`))[0] as { visits: number; keys: number };
 
 test('only the holder of the lease builds: each visit is stored once, told of loads by both', async () => {
   await eventually('one of the two holds the lease', async () => leases.some((l) => l.holds()));
@@ -64,7 +63,11 @@ test('only the holder of the lease builds: each visit is stored once, told of lo
   await eventually('the visits are built', async () => Number((await stored()).visits) === 50, 15_000);
   for (const b of builders) b.changed(database);
   await Bun.sleep(1500);
-  expect(await stored()).toEqual({ visits: 50, rows: 50, keys: 50 });
+  // A visit built again (a new holder looks back from where the last one came to) leaves a
+  // cancelled copy beside it, never a second visit.
+  expect(await stored()).toMatchObject({ visits: 50, keys: 50 });
+  const [most] = await storage.query(`SELECT max(n) AS n FROM (SELECT sum(sign) AS n FROM ${identifier(database)}.visits GROUP BY visitKey, start)`);
+  expect(most).toEqual({ n: 1 });
   expect(await Promise.all(builders.map((b) => b.built(database)))).toEqual([true, true]);
 });
 
