@@ -103,6 +103,18 @@ describe('visits made by hand', () => {
   });
 });
 
+test("a new workspace's first events are answered from its stored visits at once: a visit across midnight counts whole on the day after", async () => {
+  const site = `${uniqueName('midnight').toLowerCase().replace(/_/g, '-')}.example`;
+  const fresh = await createWorkspace(svc, { name: uniqueName('midnight'), siteDomains: [site] });
+  await sendEvents(svc, [
+    { type: 'page', anonymousId: 'm', context: page('/late'), timestamp: at('23:55:00') },
+    { type: 'page', anonymousId: 'm', context: page('/later'), timestamp: '2026-06-11T00:05:00Z' },
+  ], fresh.publicApiKey);
+  // Cut at midnight, the day after would hold a bounce of 0 s (how events were read before stored visits).
+  const results = await stats({ site_id: site, metrics: ['visits', 'pageviews', 'bounce_rate', 'visit_duration'], date_range: ['2026-06-11', '2026-06-11'] }, svc, fresh.privateApiKey);
+  expect(results).toEqual([{ metrics: [1, 1, 0, 600], dimensions: [] }]);
+});
+
 describe("a Plausible tracker's visitor", () => {
   test('pageviews sent to POST /api/event are visits and visitors of the site', async () => {
     const send = (name: string, url: string, props: Record<string, unknown> = {}) =>

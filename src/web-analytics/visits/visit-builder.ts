@@ -43,6 +43,11 @@ interface DatabaseState {
   through?: string;
   /** While the history is built: the time (µs) up to which it is. */
   historyThrough?: string;
+  /**
+   * Whether the history is one step (a new workspace's first load is): reads wait for it as for a
+   * load's build, instead of answering from events by another cut of visits meanwhile.
+   */
+  shortHistory?: boolean;
   /** The pause after a step of the history, before the next. */
   paused?: ReturnType<typeof setTimeout>;
   /** Where the next build starts instead, when before `through` (loadedSince). */
@@ -172,11 +177,11 @@ export class VisitBuilder {
     const target = state.requested;
     for (;;) {
       if (this.stopped || state.failing) return false;
-      if (state.through !== undefined && !state.complete) {
+      if (state.through !== undefined && !state.complete && !state.shortHistory) {
         this.schedule(database, state);
         return false;
       }
-      if (state.covered >= target && state.through !== undefined) return true;
+      if (state.covered >= target && state.through !== undefined && state.complete) return true;
       this.schedule(database, state);
       await state.running;
     }
@@ -274,6 +279,7 @@ export class VisitBuilder {
       const events = Number(newest?.n ?? 0);
       state.through = events > 0 ? String(newest!.through) : '0';
       state.complete = events === 0;
+      state.shortHistory = events <= this.step;
       state.historyThrough = '0';
       await this.query(writeProgress(db, { through: state.through, complete: state.complete, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
       if (!state.complete) this.log.info('building visits', { database, events });
