@@ -46,6 +46,15 @@ const RetentionDays = Type.Integer({
   description: 'Days events are kept, by their timestamp; 0 keeps them forever. POST: RETENTION_DAYS when absent; PUT: unchanged when absent.',
 });
 
+/** The time zone of a workspace that names none, and of those made before workspaces had one. */
+export const DEFAULT_TIMEZONE = 'UTC';
+export const TIMEZONE_RULE = 'must be an IANA time zone name, such as Europe/Paris or UTC';
+const TIMEZONE_DESCRIPTION =
+  "An IANA time zone name: where the workspace's days, weeks (from Monday) and months start in the Stats API, the web overview, and insights whose request names no `timezone`. Default UTC.";
+// The shape only; whether the name is a time zone both the engine and the runtime know is checked
+// by the workspace store, with the same message at the same pointer.
+const Timezone = t.String({ pattern: '^[A-Za-z0-9_+\\-/]{1,64}$', error: TIMEZONE_RULE, description: TIMEZONE_DESCRIPTION, examples: ['America/New_York'] });
+
 export const Workspace = t.Object({
   workspaceId: t.String({ format: 'uuid' }),
   name: t.String(),
@@ -56,6 +65,7 @@ export const Workspace = t.Object({
   allowedOrigins: AllowedOrigins,
   siteDomains: SiteDomains,
   retentionDays: t.Integer({ minimum: 0, description: 'Days events are kept, by their timestamp; 0 keeps them forever.' }),
+  timezone: t.String({ description: TIMEZONE_DESCRIPTION }),
 });
 export type Workspace = typeof Workspace.static;
 
@@ -69,10 +79,11 @@ export const WorkspaceInput = t.Object(
     allowedOrigins: t.Optional(AllowedOrigins),
     siteDomains: t.Optional(SiteDomains),
     retentionDays: t.Optional(RetentionDays),
+    timezone: t.Optional(Timezone),
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'], siteDomains: ['acme.example'], retentionDays: 90 }],
+    examples: [{ name: 'Acme', databaseName: 'ws_acme', properties: { plan: 'enterprise' }, allowedOrigins: ['https://www.acme.example'], siteDomains: ['acme.example'], retentionDays: 90, timezone: 'America/New_York' }],
   },
 );
 export type WorkspaceInput = typeof WorkspaceInput.static;

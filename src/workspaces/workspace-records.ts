@@ -21,6 +21,7 @@ function toWorkspace(row: Row): Workspace {
     ...(properties ? { properties: JSON.parse(properties) as Record<string, unknown> } : {}),
     allowedOrigins: (row.allowedOrigins as unknown[]).map(String),
     siteDomains: (row.siteDomains as unknown[]).map(String),
+    timezone: String(row.timezone),
   };
 }
 
@@ -43,7 +44,7 @@ export class WorkspaceRecords {
 
   async workspaces(): Promise<WorkspaceVersion[]> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, siteDomains, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
+      `SELECT workspaceId, name, databaseName, isDefault, properties, allowedOrigins, siteDomains, timezone, createdAt, retentionDays, version FROM ${this.meta}.workspaces FINAL`,
       {},
       'write',
     );
@@ -81,6 +82,7 @@ export class WorkspaceRecords {
         properties: w.properties ? JSON.stringify(w.properties) : '',
         allowedOrigins: w.allowedOrigins,
         siteDomains: w.siteDomains,
+        timezone: w.timezone,
         createdAt: engineTime(w.createdAt),
         retentionDays: w.retentionDays,
         version,
@@ -101,6 +103,12 @@ export class WorkspaceRecords {
     const createdAt = toEngineDateTime(BigInt(version));
     const row = (k: KeyRecord, isDeleted: number) => ({ keyHash: k.keyHash, workspaceId: k.workspaceId, kind: k.kind, createdAt, version, isDeleted });
     return this.storage.insert(this.metaDatabase, 'api_keys', jsonLines([...added.map((k) => row(k, 0)), ...revoked.map((k) => row(k, 1))]));
+  }
+
+  /** Whether the engine knows `timezone` by this exact name (its `system.time_zones`). */
+  async engineKnowsTimezone(timezone: string): Promise<boolean> {
+    const rows = await this.storage.query('SELECT 1 FROM system.time_zones WHERE time_zone = {timezone:String}', { timezone }, 'write');
+    return rows.length > 0;
   }
 
   async databaseExists(name: string): Promise<boolean> {

@@ -11,7 +11,8 @@ import type { Storage } from '../storage/storage';
 import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
 import { databaseNameFor, withRandomSuffix } from './database-names';
 import { normalizeOrigin } from '../http/origins';
-import { ANY_ORIGIN, type CreatedWorkspace, type RotatedKey, type Workspace, type WorkspaceInput } from './model';
+import { checkTimezone } from '../insights/time-range';
+import { ANY_ORIGIN, DEFAULT_TIMEZONE, TIMEZONE_RULE, type CreatedWorkspace, type RotatedKey, type Workspace, type WorkspaceInput } from './model';
 import { applyRetention } from './retention';
 import { WorkspaceRecords, type WorkspaceVersion } from './workspace-records';
 
@@ -183,6 +184,7 @@ export class WorkspaceStore {
       await this.reload();
       const name = input.name.trim();
       this.checkNameFree(name);
+      const timezone = await this.knownTimezone(input.timezone ?? DEFAULT_TIMEZONE);
       const databaseName = input.databaseName ?? (await this.freeDerivedName(name));
       if (input.databaseName !== undefined) await this.checkDatabaseFree(databaseName);
       const version = this.nextVersion();
@@ -196,6 +198,7 @@ export class WorkspaceStore {
         allowedOrigins: normalizeOrigins(input.allowedOrigins ?? ANY_ORIGIN),
         siteDomains: this.freeSiteDomains(input.siteDomains ?? []),
         retentionDays: input.retentionDays ?? this.options.retentionDays,
+        timezone,
       };
       const publicApiKey = generateKey('public');
       const privateApiKey = generateKey('private');
@@ -226,7 +229,7 @@ export class WorkspaceStore {
    * Replaces name, properties, isDefault and allowedOrigins, and retentionDays when given (its
    * new TTL applies in the background). `databaseName` cannot change. The default workspace stays
    * the default until another one is made the default, so `isDefault: false` on it is refused.
-   * An absent `isDefault`, `allowedOrigins` or `siteDomains` keeps the current value (a client that knows
+   * An absent `isDefault`, `allowedOrigins`, `siteDomains` or `timezone` keeps the current value (a client that knows
    * nothing of allowedOrigins must not open a workspace up).
    */
   update(workspaceId: string, input: WorkspaceInput): Promise<Workspace> {
@@ -243,6 +246,7 @@ export class WorkspaceStore {
       }
       const name = input.name.trim();
       this.checkNameFree(name, workspaceId);
+      const timezone = input.timezone === undefined ? current.timezone : await this.knownTimezone(input.timezone);
       const { properties: _old, ...rest } = current;
       const workspace: Workspace = {
         ...rest,
@@ -252,6 +256,7 @@ export class WorkspaceStore {
         allowedOrigins: input.allowedOrigins ? normalizeOrigins(input.allowedOrigins) : current.allowedOrigins,
         siteDomains: input.siteDomains ? this.freeSiteDomains(input.siteDomains, workspaceId) : current.siteDomains,
         retentionDays: input.retentionDays ?? current.retentionDays,
+        timezone,
       };
       const written = this.withDefaultMoved({ workspace, version: this.nextVersion() });
       await this.records.writeWorkspaces(written);
@@ -394,6 +399,18 @@ export class WorkspaceStore {
     return (this.siteDomains = index);
   }
 
+  /**
+   * `timezone` when both the engine (whose functions bucket the periods) and this runtime (whose
+   * Intl resolves the ranges) know it by this exact name; else 400 at `/timezone`.
+   */
+  private async knownTimezone(timezone: string): Promise<string> {
+    checkTimezone(timezone, '/timezone');
+    if (!(await this.records.engineKnowsTimezone(timezone))) {
+      throw invalidInput(`unknown time zone ${JSON.stringify(timezone)}`, [{ pointer: '/timezone', detail: TIMEZONE_RULE }]);
+    }
+    return timezone;
+  }
+
   private async checkDatabaseFree(databaseName: string): Promise<void> {
     for (const { workspace } of this.workspaces.values()) {
       if (workspace.databaseName === databaseName) throw conflict(`database ${databaseName} belongs to workspace ${workspace.workspaceId}`);
@@ -432,6 +449,7 @@ export class WorkspaceStore {
       allowedOrigins: ANY_ORIGIN,
       siteDomains: [],
       retentionDays: this.options.retentionDays,
+      timezone: DEFAULT_TIMEZONE,
     };
     await this.records.writeWorkspaces([{ workspace, version }]);
     this.remember([{ workspace, version }]);

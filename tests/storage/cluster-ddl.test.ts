@@ -107,6 +107,11 @@ describe('the DDL on a cluster', () => {
     expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);
   });
 
+  test("the workspaces' columns added later are added on every replica, with the value older rows read as", () => {
+    const added = ddl.filter((s) => /^\s*ALTER TABLE `analytics_meta`\.workspaces ON CLUSTER/.test(s)).map(oneLine);
+    expect(added).toContain(`ALTER TABLE \`${META}\`.workspaces ON CLUSTER \`${CLUSTER}\` ADD COLUMN IF NOT EXISTS timezone String DEFAULT 'UTC' AFTER siteDomains`);
+  });
+
   test("a workspace's identity links are replicated on every node, and its shards join their events with them", () => {
     for (const table of ['person_links', 'person_lookup']) {
       const create = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.${table} `))!;

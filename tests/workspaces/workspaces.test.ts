@@ -193,6 +193,7 @@ describe('PUT /workspaces/{id}', () => {
       allowedOrigins: ['*'],
       siteDomains: [],
       retentionDays: 0,
+      timezone: 'UTC',
     });
     expect(await json(await admin('GET', `/workspaces/${created.workspaceId}`))).toEqual(updated);
     // Absent properties are removed: PUT replaces.

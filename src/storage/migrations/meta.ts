@@ -245,4 +245,11 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('MergeTree')} ORDER BY day`,
     ],
   },
+  {
+    version: 16,
+    name: 'workspace_timezone',
+    // The IANA time zone a workspace's days, weeks and months are counted in (the Stats API, and
+    // insights that name none); rows written before read as UTC, as every workspace counted then.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS timezone String DEFAULT 'UTC' AFTER siteDomains`],
+  },
 ];
