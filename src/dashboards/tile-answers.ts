@@ -55,14 +55,15 @@ function repointed(problem: HttpProblem, from: string, to: string): HttpProblem 
 
 /**
  * An insight tile's answer, kept (tile-answer-cache.ts) unless the query names a cohort, whose
- * definition may change while the events do not. The events acknowledged before are loaded first,
+ * definition may change while the events do not; kept by question and workspace time zone. The events acknowledged before are loaded first,
  * so a kept answer is as fresh as one asked now.
  */
 async function answerInsight(workspace: Workspace, kind: InsightKind, query: unknown, pointer: string, deps: TileAnswering): Promise<unknown> {
   const database = workspace.databaseName;
   if (cohortFilters(query).length > 0) return deps.insights.answer(workspace, kind, query, pointer);
   await deps.ingested(database);
-  const question = JSON.stringify([kind, query]);
+  // The workspace's time zone is part of the question: a query naming none is answered in it.
+  const question = JSON.stringify([kind, query, workspace.timezone]);
   const version = deps.answers.version(database);
   const kept = deps.answers.get(database, question, Date.now());
   if (kept !== undefined) return kept;

@@ -48,6 +48,15 @@ export function cohortFilters(value: unknown, found: Filter[] = []): Filter[] {
 }
 
 /**
+ * `query` (checked already) in the workspace's time zone when it names none: PostHog counts an
+ * insight's days in the project's zone unless the request says otherwise.
+ */
+function inWorkspaceZone(query: unknown, workspace: Workspace): unknown {
+  if (query === null || typeof query !== 'object' || Array.isArray(query) || 'timezone' in query) return query;
+  return { ...query, timezone: workspace.timezone };
+}
+
+/**
  * Checks a request against its kind's schema: a 400 naming each problem, its pointer under
  * `pointer` (saved insights check their query with it before they are stored).
  */
@@ -80,7 +89,7 @@ export class Insights implements InsightAnswerer {
   async actors(workspace: Workspace, kind: ActorKind, body: { query: unknown } & ActorsPage): Promise<unknown> {
     const filters = await this.cohorts.context(workspace, cohortFilters(body.query), new SqlParams());
     const context: CompileContext = { ...filters, now: Date.now(), pointer: '/query' };
-    const compiled = pagedActors(ACTORS[kind].select(body as never, context), body, context);
+    const compiled = pagedActors(ACTORS[kind].select({ ...body, query: inWorkspaceZone(body.query, workspace) } as never, context), body, context);
     await this.ingested(workspace.databaseName);
     return compiled.answer(await this.runner.runCompiled(workspace.databaseName, compiled.sql, compiled.params));
   }
@@ -95,6 +104,6 @@ export class Insights implements InsightAnswerer {
     checkQuery(kind, query, pointer);
     const { compile } = KINDS[kind];
     const filters = await this.cohorts.context(workspace, cohortFilters(query), new SqlParams());
-    return compile(query as never, { ...filters, now: Date.now(), pointer });
+    return compile(inWorkspaceZone(query, workspace) as never, { ...filters, now: Date.now(), pointer });
   }
 }

@@ -209,12 +209,20 @@ function eventValue(e: Ev, dimension: string): string {
   throw new Error(`no event dimension ${dimension}`);
 }
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-function timeValue(ms: number, bucket: string): string {
-  const iso = new Date(ms).toISOString();
-  if (bucket === 'time:hour') return `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00:00`;
-  if (bucket === 'time:month') return `${iso.slice(0, 7)}-01`;
-  return day(ms);
+/** The wall-clock fields of the instant `ms` in `timezone`, as text: year, month, day, hour. */
+function wallFields(ms: number, timezone: string): Record<'year' | 'month' | 'day' | 'hour', string> {
+  const fields = { year: '', month: '', day: '', hour: '' };
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit' });
+  for (const p of format.formatToParts(new Date(ms))) if (p.type in fields) fields[p.type as keyof typeof fields] = p.value;
+  return fields;
+}
+
+/** The label of the time bucket of `ms` in the site's `timezone`: its local hour, day or month. */
+function timeValue(ms: number, bucket: string, timezone: string): string {
+  const w = wallFields(ms, timezone);
+  if (bucket === 'time:hour') return `${w.year}-${w.month}-${w.day} ${w.hour}:00:00`;
+  if (bucket === 'time:month') return `${w.year}-${w.month}-01`;
+  return `${w.year}-${w.month}-${w.day}`;
 }
 
 type Filter = unknown[];
@@ -301,7 +309,8 @@ export interface ReferenceQuery {
 
 /**
  * The answer's rows and total row count for `query` over `visits` (those active in the range, which
- * starts at `from`), computed the plain way, by the route the service takes (routeOf):
+ * starts at `from`), computed the plain way, by the route the service takes (routeOf), with time
+ * buckets in the site's `timezone` (whole-hour offsets: every hour a visit was active is an hour of UTC):
  * - visits: the visits the visit filters select (and with page filters, that have an event of the
  *   range on such a page), under their values and their last event's time bucket (every hour they
  *   were active for `time:hour`); page views and events of the range under their own time bucket;
@@ -311,16 +320,16 @@ export interface ReferenceQuery {
  *   event's own values and its visit's); event metrics count those events, visit metrics the
  *   visits with at least one, once each, under their last event's bucket and their entry page.
  */
-export function reference(visits: readonly Visit[], query: ReferenceQuery, from = -Infinity): { rows: Array<{ dimensions: string[]; metrics: number[] }>; total: number } {
+export function reference(visits: readonly Visit[], query: ReferenceQuery, from = -Infinity, timezone = 'UTC'): { rows: Array<{ dimensions: string[]; metrics: number[] }>; total: number } {
   const dims = query.dimensions ?? [];
   const filters = query.filters ?? [];
   const goalFree = filters.filter((f) => f[1] !== 'event:goal');
   const pageFilters = filters.filter((f) => f[1] === 'event:page');
   const valueFor = (visit: Visit, e: Ev) => (d: string) => (d.startsWith('visit:') ? visitValue(visit, d) : eventValue(e, d));
-  const keyOf = (visit: Visit, e: Ev) => dims.map((d) => (d.startsWith('time') ? timeValue(e.at, d) : d.startsWith('event:props:') ? valueFor(visit, e)(d) || '(none)' : valueFor(visit, e)(d)));
+  const keyOf = (visit: Visit, e: Ev) => dims.map((d) => (d.startsWith('time') ? timeValue(e.at, d, timezone) : d.startsWith('event:props:') ? valueFor(visit, e)(d) || '(none)' : valueFor(visit, e)(d)));
   const visitKey = (visit: Visit) => {
     const entry = visit.all.find((e) => e.type === 'page');
-    return dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d) : d === 'event:page' ? (entry ? pathOf(entry) : undefined) : d.startsWith('event:') ? undefined : visitValue(visit, d)));
+    return dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d, timezone) : d === 'event:page' ? (entry ? pathOf(entry) : undefined) : d.startsWith('event:') ? undefined : visitValue(visit, d)));
   };
   interface Group {
     dimensions: string[];
@@ -354,16 +363,16 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery, from 
       const entry = visit.all.find((e) => e.type === 'page');
       totalVisitors.add(visit.personId);
       for (const time of times) {
-        const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(time, d) : visitValue(visit, d))));
+        const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(time, d, timezone) : visitValue(visit, d))));
         g.visitors.add(visit.personId);
         g.visits++;
         g.sessions.push(visit);
         if (pageFilters.every((f) => entry !== undefined && matchesFilter(f, () => pathOf(entry)))) g.bounceSessions.push(visit);
       }
-      const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d) : visitValue(visit, d))));
+      const g = group(dims.map((d) => (d.startsWith('time') ? timeValue(visit.end, d, timezone) : visitValue(visit, d))));
       // Page views and events of the range: by their own time bucket, else under their visit's values.
       for (const e of visit.events) {
-        const eg = dims.length > 0 && dims.every((d) => d.startsWith('time')) ? group(dims.map((d) => timeValue(e.at, d))) : g;
+        const eg = dims.length > 0 && dims.every((d) => d.startsWith('time')) ? group(dims.map((d) => timeValue(e.at, d, timezone))) : g;
         eg.events++;
         if (e.type === 'page') eg.pageviews++;
       }
@@ -407,7 +416,7 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery, from 
         // Counted under the values of its last event's bucket and its entry page, when the range holds such an event.
         const key = visitKey(visit);
         const entry = visit.all.find((e) => e.type === 'page');
-        const there = visit.events.some((e) => dims.every((d, i) => (d.startsWith('time') ? timeValue(e.at, d) === key[i] : d === 'event:page' ? pathOf(e) === key[i] : true)));
+        const there = visit.events.some((e) => dims.every((d, i) => (d.startsWith('time') ? timeValue(e.at, d, timezone) === key[i] : d === 'event:page' ? pathOf(e) === key[i] : true)));
         if (key.every((v) => v !== undefined) && there) {
           const g = group(key as string[]);
           g.sessions.push(visit);

@@ -9,8 +9,6 @@ import type { VisitBuilder } from '../visits/visit-builder';
 export interface StatsApiOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
   sessionTimeoutMinutes: number;
-  /** The sites' time zone: UTC (workspaces have no time zone setting). */
-  timezone?: string;
 }
 
 /** The domains a workspace answers for, read tolerantly (lowercased; none: any site_id). */
@@ -36,7 +34,8 @@ export class StatsApi {
   async query(workspace: Workspace, body: unknown): Promise<StatsAnswer> {
     checkSite(workspace, body);
     const database = workspace.databaseName;
-    const context = { now: Date.now(), timezone: this.options.timezone ?? 'UTC', sessionTimeoutMinutes: this.options.sessionTimeoutMinutes };
+    // The site's time zone is the workspace's: Plausible counts days in the site's.
+    const context = { now: Date.now(), timezone: workspace.timezone, sessionTimeoutMinutes: this.options.sessionTimeoutMinutes };
     // Checked before any statement runs: a bad query costs nothing.
     compileStatsQuery(body, context);
     await this.ingested(database);
@@ -48,8 +47,8 @@ export class StatsApi {
   }
 
   /** The statement a query compiles to (for the benchmark and tests). */
-  compile(body: unknown, now = Date.now()) {
-    return compileStatsQuery(body, { now, timezone: this.options.timezone ?? 'UTC', sessionTimeoutMinutes: this.options.sessionTimeoutMinutes });
+  compile(body: unknown, now = Date.now(), timezone = 'UTC') {
+    return compileStatsQuery(body, { now, timezone, sessionTimeoutMinutes: this.options.sessionTimeoutMinutes });
   }
 
   private async firstEvent(database: string): Promise<number | undefined> {
