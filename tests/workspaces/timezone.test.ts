@@ -132,6 +132,10 @@ describe("insights default to the workspace's zone", () => {
     expect(await trendsData(ny)).toEqual([1, 1]);
     expect(await trendsData(ny, { ...trendsByDay, timezone: 'UTC' })).toEqual([0, 2]);
     expect(await trendsData(await twoPageViews('tz-trends-utc'))).toEqual([0, 2]);
+    // The persons behind New York's 2 March: the late evening's visitor.
+    const persons = await as(ny, 'POST', '/insights/trends/persons', { query: trendsByDay, series: 0, label: '2026-03-02' });
+    expect(persons.status).toBe(200);
+    expect(persons.body.results.map((p: any) => p.personId)).toEqual(['late']);
   });
 
   test("a dashboard's tile follows the zone, and its kept answer is not served after the zone changes", async () => {
