@@ -209,12 +209,18 @@ function eventValue(e: Ev, dimension: string): string {
   throw new Error(`no event dimension ${dimension}`);
 }
 
-/** The wall-clock fields of the instant `ms` in `timezone`, as text: year, month, day, hour. */
-function wallFields(ms: number, timezone: string): Record<'year' | 'month' | 'day' | 'hour', string> {
-  const fields = { year: '', month: '', day: '', hour: '' };
-  const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit' });
+/** The wall-clock fields of the instant `ms` in `timezone`, as text: year, month, day, hour, minute, second. */
+function wallFields(ms: number, timezone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
+  const fields = { year: '', month: '', day: '', hour: '', minute: '', second: '' };
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
   for (const p of format.formatToParts(new Date(ms))) if (p.type in fields) fields[p.type as keyof typeof fields] = p.value;
   return fields;
+}
+
+/** The instant the hour of `timezone` holding `ms` starts at (India's hours start at :30 of UTC's). */
+function localHourStart(ms: number, timezone: string): number {
+  const w = wallFields(ms, timezone);
+  return ms - (ms % 1000) - (Number(w.minute) * 60 + Number(w.second)) * 1000;
 }
 
 /** The label of the time bucket of `ms` in the site's `timezone`: its local hour, day or month. */
@@ -310,7 +316,7 @@ export interface ReferenceQuery {
 /**
  * The answer's rows and total row count for `query` over `visits` (those active in the range, which
  * starts at `from`), computed the plain way, by the route the service takes (routeOf), with time
- * buckets in the site's `timezone` (whole-hour offsets: every hour a visit was active is an hour of UTC):
+ * buckets in the site's `timezone`:
  * - visits: the visits the visit filters select (and with page filters, that have an event of the
  *   range on such a page), under their values and their last event's time bucket (every hour they
  *   were active for `time:hour`); page views and events of the range under their own time bucket;
@@ -356,9 +362,9 @@ export function reference(visits: readonly Visit[], query: ReferenceQuery, from 
     for (const visit of visits) {
       if (!visitFilters.every((f) => matchesFilter(f, (d) => visitValue(visit, d)))) continue;
       if (pageFilters.length > 0 && !visit.events.some((e) => pageFilters.every((f) => matchesFilter(f, (d) => pathOf(e))))) continue;
-      // Under the bucket of its last event, or every hour it was active from the range's first.
+      // Under the bucket of its last event, or every hour of the zone it was active in, from the range's first.
       const hours: number[] = [];
-      for (let h = Math.max(Math.floor(visit.start / HOUR), Math.floor(from / HOUR)) * HOUR; h <= visit.end; h += HOUR) hours.push(h);
+      for (let h = Math.max(localHourStart(visit.start, timezone), localHourStart(from, timezone)); h <= visit.end; h += HOUR) hours.push(h);
       const times = dims.includes('time:hour') ? hours : [visit.end];
       const entry = visit.all.find((e) => e.type === 'page');
       totalVisitors.add(visit.personId);

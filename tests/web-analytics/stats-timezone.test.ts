@@ -7,7 +7,8 @@ import { reference, sessionize, visitLog, type Ev } from './stats-reference';
  * The Stats API in a workspace whose time zone is New York's, against the plain computation
  * (stats-reference.ts) with its buckets in that zone, on generated visits over the change to summer
  * time (2026-03-08, a day of 23 hours): the range's days start at New York's midnight, at 05:00 UTC
- * before the change and 04:00 after, and every time bucket is New York's.
+ * before the change and 04:00 after, and every time bucket is New York's. Then India's hours,
+ * which start at :30 of UTC's.
  */
 
 const NY = 'America/New_York';
@@ -16,17 +17,30 @@ const log = visitLog(20260308, Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 20), 150)
 const RANGE = ['2026-03-02', '2026-03-15'];
 const from = Date.parse('2026-03-02T05:00:00Z');
 const to = Date.parse('2026-03-16T04:00:00Z') - 1;
+const INDIA = 'Asia/Kolkata';
 
 let svc: TestService;
 let ws: CreatedWorkspace;
+let india: CreatedWorkspace;
 
 beforeAll(async () => {
   svc = await startTestService();
   ws = await createWorkspace(svc, { name: uniqueName('stats-ny'), timezone: NY });
-  for (let i = 0; i < log.length; i += 2000) {
-    await sendEvents(svc, log.slice(i, i + 2000).map(({ at, index, personId, ...e }) => e), ws.publicApiKey);
+  india = await createWorkspace(svc, { name: uniqueName('stats-india'), timezone: INDIA });
+  for (const target of [ws, india]) {
+    for (let i = 0; i < log.length; i += 2000) {
+      await sendEvents(svc, log.slice(i, i + 2000).map(({ at, index, personId, ...e }) => e), target.publicApiKey);
+    }
   }
 });
+
+const ask = async (target: CreatedWorkspace, body: Record<string, unknown>) => {
+  const res = await svc.request('POST', '/api/v2/query', { key: target.privateApiKey, body: { site_id: target.workspaceId, ...body } });
+  const answer = (await res.json()) as any;
+  expect(answer.error).toBeUndefined();
+  expect(res.status).toBe(200);
+  return answer;
+};
 afterAll(() => svc?.stop());
 
 describe("a New York workspace's days, hours and months, against the plain computation", () => {
@@ -41,18 +55,38 @@ describe("a New York workspace's days, hours and months, against the plain compu
   ];
   for (const [name, body] of cases) {
     test(name, async () => {
-      const res = await svc.request('POST', '/api/v2/query', { key: ws.privateApiKey, body: { site_id: ws.workspaceId, date_range: RANGE, ...body } });
-      const answer = (await res.json()) as any;
-      expect(answer.error).toBeUndefined();
-      expect(res.status).toBe(200);
+      const answer = await ask(ws, { date_range: RANGE, ...body });
       expect(answer.results).toEqual(reference(sessionize(log, from, to), body as never, from, NY).rows);
     });
   }
 
   test('the range is echoed with its offsets: winter time at its start, summer time at its end', async () => {
-    const res = await svc.request('POST', '/api/v2/query', { key: ws.privateApiKey, body: { site_id: ws.workspaceId, date_range: RANGE, metrics: ['visits'], dimensions: ['time:day'], include: { time_labels: true } } });
-    const answer = (await res.json()) as any;
+    const answer = await ask(ws, { date_range: RANGE, metrics: ['visits'], dimensions: ['time:day'], include: { time_labels: true } });
     expect(answer.query.date_range).toEqual(['2026-03-02T00:00:00-05:00', '2026-03-15T23:59:59-04:00']);
     expect(answer.meta.time_labels).toHaveLength(14);
+  });
+});
+
+describe("India's hours (+05:30), against the plain computation", () => {
+  // 2026-03-02 00:00 to the end of 2026-03-03 in India.
+  const range = ['2026-03-02', '2026-03-03'];
+  const start = Date.parse('2026-03-01T18:30:00Z');
+  const end = Date.parse('2026-03-03T18:30:00Z') - 1;
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['visits under every hour of India they were active in', { metrics: ['visitors', 'visits'], dimensions: ['time:hour'] }],
+    ['page views under their own hour', { metrics: ['visitors', 'pageviews'], dimensions: ['time:hour'], filters: [['contains', 'event:page', ['/docs']]] }],
+  ];
+  for (const [name, body] of cases) {
+    test(name, async () => {
+      const answer = await ask(india, { date_range: range, ...body });
+      expect(answer.results).toEqual(reference(sessionize(log, start, end), body as never, start, INDIA).rows);
+    });
+  }
+
+  test("the hour labels are India's 48 hours of the two days", async () => {
+    const answer = await ask(india, { date_range: range, metrics: ['visits'], dimensions: ['time:hour'], include: { time_labels: true } });
+    expect(answer.meta.time_labels).toHaveLength(48);
+    expect(answer.meta.time_labels[0]).toBe('2026-03-02 00:00:00');
+    expect(answer.meta.time_labels[47]).toBe('2026-03-03 23:00:00');
   });
 });

@@ -195,7 +195,8 @@ export function timeLabels(range: ResolvedRange, bucket: TimeBucket): string[] {
     labels.push(label);
   };
   if (bucket === 'hour') {
-    for (let h = Math.floor(range.from / 3_600_000) * 3_600_000; h <= (range.labelsTo ?? range.to); h += 3_600_000) {
+    // By quarter hours: a zone's hours start on one (India's at :30 of UTC's), not always on UTC's hours.
+    for (let h = Math.floor(range.from / 900_000) * 900_000; h <= (range.labelsTo ?? range.to); h += 900_000) {
       const w = wallTime(h, timezone);
       const label = `${localDate(h, timezone)} ${pad(w.hour)}:00:00`;
       if (labels[labels.length - 1] !== label) push(label);

@@ -31,6 +31,13 @@ export interface StoredQuestion {
   rangeStart: string;
 }
 
+/**
+ * The starts of the site's hours a visit was active in: its quarter hours (every zone's offset is
+ * whole quarter hours, so each lies within one local hour) taken to their local hour, each once.
+ */
+const activeHours = (tz: string) =>
+  `arrayDistinct(arrayMap(s -> toStartOfHour(s, ${tz}), timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 900)))`;
+
 /** The rows a question reads, the SQL of each metric over them, and which groups are kept. */
 export interface StoredSource {
   source: string;
@@ -93,7 +100,7 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
     q.visitsInRange,
     ...q.visitConditions,
     ...(paged ? [`arrayExists(t -> ${span('t')}, times)`] : []),
-    ...(hourly ? [`slot >= toStartOfHour(${q.from})`] : []),
+    ...(hourly ? [`slot >= toStartOfHour(${q.from}, ${q.tz})`] : []),
   ];
   const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
   const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
@@ -103,7 +110,7 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
       SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, ${and(q.entryConditions)} AS entered,
         intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')},
         personId IN (SELECT personId FROM visits_with_persons WHERE sign < 0 AND ${q.visitsInRange}) AS mixed
-      FROM visits_with_persons${keyEvents}${hourly && dimensionColumns.length > 0 ? `\n      ARRAY JOIN timeSlots(toDateTime(start, 'UTC'), toUInt32(dateDiff('second', start, end)), 3600) AS slot` : ''}
+      FROM visits_with_persons${keyEvents}${hourly && dimensionColumns.length > 0 ? `\n      ARRAY JOIN ${activeHours(q.tz)} AS slot` : ''}
       WHERE ${and(dimensionColumns.length > 0 ? where : where.filter((w) => !w.startsWith('slot')))}`;
   // Visitors: the persons without cancelled rows, distinct, and those with, whose rows leave a visit.
   const visitors = 'uniqExactIf(personId, NOT mixed) + arrayCount(n -> n > 0, sumMapIf([personId], [toInt64(sign)], mixed).2)';
