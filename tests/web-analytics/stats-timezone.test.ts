@@ -43,8 +43,20 @@ const ask = async (target: CreatedWorkspace, body: Record<string, unknown>) => {
 };
 afterAll(() => svc?.stop());
 
+type Case = [string, Record<string, unknown>];
+
+/** A test per case: the workspace's answer over `range` (the instants `start` to `end` in `timezone`) is the reference's. */
+function sameAsReference(cases: readonly Case[], target: () => CreatedWorkspace, range: string[], start: number, end: number, timezone: string): void {
+  for (const [name, body] of cases) {
+    test(name, async () => {
+      const answer = await ask(target(), { date_range: range, ...body });
+      expect(answer.results).toEqual(reference(sessionize(log, start, end), body as never, start, timezone).rows);
+    });
+  }
+}
+
 describe("a New York workspace's days, hours and months, against the plain computation", () => {
-  const cases: Array<[string, Record<string, unknown>]> = [
+  sameAsReference([
     ['every visit metric over the range', { metrics: ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration', 'events'] }],
     ['by day (visits under their last event\'s day)', { metrics: ['visitors', 'visits', 'pageviews', 'bounce_rate', 'visit_duration'], dimensions: ['time:day'] }],
     ['by day and source', { metrics: ['visitors', 'visits'], dimensions: ['time:day', 'visit:source'] }],
@@ -52,13 +64,7 @@ describe("a New York workspace's days, hours and months, against the plain compu
     ['by hour, a page filter (the events with their visits)', { metrics: ['visitors', 'pageviews'], dimensions: ['time:hour'], filters: [['contains', 'event:page', ['/docs']]] }],
     ['by day and page', { metrics: ['visitors', 'pageviews', 'events'], dimensions: ['time:day', 'event:page'] }],
     ['by month', { metrics: ['visitors', 'visits', 'visit_duration'], dimensions: ['time:month'] }],
-  ];
-  for (const [name, body] of cases) {
-    test(name, async () => {
-      const answer = await ask(ws, { date_range: RANGE, ...body });
-      expect(answer.results).toEqual(reference(sessionize(log, from, to), body as never, from, NY).rows);
-    });
-  }
+  ], () => ws, RANGE, from, to, NY);
 
   test('the range is echoed with its offsets: winter time at its start, summer time at its end', async () => {
     const answer = await ask(ws, { date_range: RANGE, metrics: ['visits'], dimensions: ['time:day'], include: { time_labels: true } });
@@ -72,16 +78,10 @@ describe("India's hours (+05:30), against the plain computation", () => {
   const range = ['2026-03-02', '2026-03-03'];
   const start = Date.parse('2026-03-01T18:30:00Z');
   const end = Date.parse('2026-03-03T18:30:00Z') - 1;
-  const cases: Array<[string, Record<string, unknown>]> = [
+  sameAsReference([
     ['visits under every hour of India they were active in', { metrics: ['visitors', 'visits'], dimensions: ['time:hour'] }],
     ['page views under their own hour', { metrics: ['visitors', 'pageviews'], dimensions: ['time:hour'], filters: [['contains', 'event:page', ['/docs']]] }],
-  ];
-  for (const [name, body] of cases) {
-    test(name, async () => {
-      const answer = await ask(india, { date_range: range, ...body });
-      expect(answer.results).toEqual(reference(sessionize(log, start, end), body as never, start, INDIA).rows);
-    });
-  }
+  ], () => india, range, start, end, INDIA);
 
   test("the hour labels are India's 48 hours of the two days", async () => {
     const answer = await ask(india, { date_range: range, metrics: ['visits'], dimensions: ['time:hour'], include: { time_labels: true } });
