@@ -1,3 +1,5 @@
+import { sourceNameSql } from '../sources/source-names';
+
 /**
  * Visits (sessions), computed in the engine from any source's events (our tracker, Segment SDKs,
  * Plausible's): one person's `page` and `track` events with less than the session timeout between
@@ -28,15 +30,17 @@ export const PAGE_PATH = `if(JSONExtractString(context, 'page', 'path') != '', J
 const PAGE_URL = `if(JSONExtractString(context, 'page', 'url') != '', JSONExtractString(context, 'page', 'url'), JSONExtractString(properties, 'url'))`;
 const RAW_REFERRER = `if(JSONExtractString(context, 'page', 'referrer') != '', JSONExtractString(context, 'page', 'referrer'), JSONExtractString(properties, 'referrer'))`;
 /**
- * The referrer as Plausible shows it: without scheme, `www.` and a trailing slash; empty when the
- * referrer is the page's own site (navigation within the site).
+ * The referrer as Plausible shows it: its host without `www.` and its path, without scheme, query,
+ * fragment and trailing slashes (`news.ycombinator.com/item`); empty when the referrer is the
+ * page's own site (navigation within the site).
  */
 const REFERRER = `if(domainWithoutWWW(rawReferrer) != '' AND domainWithoutWWW(rawReferrer) = domainWithoutWWW(pageUrl), '',
-    replaceRegexpOne(replaceRegexpOne(rawReferrer, '^[A-Za-z][A-Za-z0-9+.-]*://(www[.])?', ''), '/$', ''))`;
+    replaceRegexpOne(replaceRegexpOne(replaceRegexpOne(rawReferrer, '[?#].*$', ''), '^[A-Za-z][A-Za-z0-9+.-]*://(www[.])?', ''), '/+$', ''))`;
 
 /** Attributes a visit takes from its first event: name and the event's expression. */
 export const VISIT_ATTRIBUTES: ReadonlyArray<[string, string]> = [
-  ['source', `JSONExtractString(context, 'source')`],
+  // Stored before the naming merged spellings, an event's source is merged when read.
+  ['source', sourceNameSql(`JSONExtractString(context, 'source')`)],
   ['referrer', REFERRER],
   ['utmSource', `JSONExtractString(context, 'campaign', 'source')`],
   ['utmMedium', `JSONExtractString(context, 'campaign', 'medium')`],
