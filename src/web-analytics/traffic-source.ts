@@ -2,6 +2,9 @@ import { referrerName, sourceName } from './sources/source-names';
 
 const withoutWww = (host: string) => (host.startsWith('www.') ? host.slice(4) : host);
 
+/** A query parameter of `url` (its search looked at first: most pages have neither, and searchParams costs). */
+const parameter = (url: URL | undefined, name: string) => (url?.search.includes(`${name}=`) ? url.searchParams.get(name) : null);
+
 /** A URL, or undefined for anything that is not an absolute http(s) URL. */
 export function httpUrl(text: unknown): URL | undefined {
   if (typeof text !== 'string' || text === '') return undefined;
@@ -16,7 +19,7 @@ export function httpUrl(text: unknown): URL | undefined {
  * for a referrer on the page's own host (a navigation within the site) and for `localhost`.
  */
 export function trafficSource(page: URL | undefined, referrer: URL | undefined, utmSource: string | undefined): string | undefined {
-  const tagged = utmSource || page?.searchParams.get('source') || page?.searchParams.get('ref');
+  const tagged = utmSource || parameter(page, 'source') || parameter(page, 'ref');
   if (tagged) return sourceName(tagged);
   if (!referrer || referrer.hostname === 'localhost') return undefined;
   if (page && withoutWww(page.hostname) === withoutWww(referrer.hostname)) return undefined;

@@ -101,8 +101,10 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
  */
 export function referrerName(host: string, path = '/'): string {
   const bare = withoutWww(host);
+  let trimmed: string | undefined;
   for (let at = bare; at.includes('.'); at = at.slice(at.indexOf('.') + 1)) {
-    const withPath = PATHS.get(at)?.find(([prefix]) => under(path.replace(/\/+$/, ''), prefix));
+    const paths = PATHS.get(at);
+    const withPath = paths?.find(([prefix]) => under((trimmed ??= path.replace(/\/+$/, '')), prefix));
     if (withPath) return withPath[1];
     const name = HOSTS.get(at);
     if (name) return name;
