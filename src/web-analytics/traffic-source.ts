@@ -1,6 +1,4 @@
-import { referrerName, sourceName } from './sources/source-names';
-
-const withoutWww = (host: string) => (host.startsWith('www.') ? host.slice(4) : host);
+import { referrerName, sourceName, withoutWww } from './sources/source-names';
 
 /** A query parameter of `url` (its search looked at first: most pages have neither, and searchParams costs). */
 const parameter = (url: URL | undefined, name: string) => (url?.search.includes(`${name}=`) ? url.searchParams.get(name) : null);

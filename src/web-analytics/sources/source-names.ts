@@ -66,7 +66,8 @@ const SHORTHANDS: Record<string, string> = {
   linktree: 'Linktree',
 };
 
-const withoutWww = (host: string) => (host.startsWith('www.') ? host.slice(4) : host);
+/** A host without its leading `www.`, as Plausible shows hosts. */
+export const withoutWww = (host: string) => (host.startsWith('www.') ? host.slice(4) : host);
 
 /** Host (without `www.`) to name, and host to its entries with a path (longest path first). */
 const HOSTS = new Map<string, string>();
@@ -118,12 +119,14 @@ export function sourceName(source: string): string {
   return NAMES.get(source.toLowerCase()) ?? source;
 }
 
+/** The merge's keys and names as ClickHouse array literals, written once. */
+const NAME_ARRAYS = `[${[...NAMES.keys()].map(quoteLiteral).join(',')}], [${[...NAMES.values()].map(quoteLiteral).join(',')}]`;
+
 /**
  * `sourceName` in SQL, of a String expression: for stored sources (an event's `context.source`,
  * a person's first one), so that spellings stored before the naming merge when read.
  */
 export function sourceNameSql(expression: string): string {
-  return `transform(lower(${expression}), ${NAME_ARRAYS}, ${expression})`;
+  return `transform(lowerUTF8(${expression}), ${NAME_ARRAYS}, ${expression})`;
 }
 
-const NAME_ARRAYS = `[${[...NAMES.keys()].map(quoteLiteral).join(',')}], [${[...NAMES.values()].map(quoteLiteral).join(',')}]`;
