@@ -94,6 +94,16 @@ describe('sources as Plausible names them', () => {
     ]);
   });
 
+  test("visit:utm_source is the page's tag as sent: utm_source, else `source` or `ref`", async () => {
+    expect(await stats('visit:utm_source')).toEqual([
+      { metrics: [6], dimensions: ['(not set)'] },
+      { metrics: [1], dimensions: ['Newsletter'] },
+      { metrics: [1], dimensions: ['google'] },
+      { metrics: [1], dimensions: ['producthunt'] },
+      { metrics: [1], dimensions: ['twitter'] },
+    ]);
+  });
+
   // A second service over the same engine directory: one process only (a Deno service locks its own).
   testInProcess('visits built by an earlier visit definition are built again at start (an upgrade)', async () => {
     const db = identifier(ws.databaseName);

@@ -206,8 +206,11 @@ export function visitValue(visit: Visit, dimension: string): string {
       const shown = ref && host(ref) === host(url) ? '' : ref.replace(/[?#].*$/, '').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/(www[.])?/, '').replace(/\/+$/, '');
       return blank(shown, 'Direct / None');
     }
-    case 'visit:utm_source':
-      return blank(c.campaign?.source ?? '', '(not set)');
+    case 'visit:utm_source': {
+      // Plausible's: the campaign's source, else the landing page's `source` or `ref` parameter.
+      const page = URL.parse((c.page?.url ?? first.properties?.url ?? '') as string);
+      return blank(c.campaign?.source || page?.searchParams.get('source') || page?.searchParams.get('ref') || '', '(not set)');
+    }
     case 'visit:utm_medium':
       return blank(c.campaign?.medium ?? '', '(not set)');
     case 'visit:utm_campaign':

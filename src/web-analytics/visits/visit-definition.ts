@@ -4,6 +4,7 @@
  * workspace whose visits were built by another is built again from its events, in the background,
  * as for a new SESSION_TIMEOUT_MINUTES. Raise it with any change that alters stored visits.
  *
- * 0: before it was recorded. 1: sources named as Plausible names them, referrers without query.
+ * 0: before it was recorded. 1: sources named as Plausible names them, referrers without query,
+ * utm_source filled from the page's `source` or `ref`.
  */
 export const VISIT_DEFINITION = 1;
