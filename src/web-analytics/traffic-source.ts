@@ -1,6 +1,7 @@
-import { referrerName } from './referrer-names';
+import { referrerName, sourceName, withoutWww } from './sources/source-names';
 
-const withoutWww = (host: string) => (host.startsWith('www.') ? host.slice(4) : host);
+/** A query parameter of `url` (its search looked at first: most pages have neither, and searchParams costs). */
+const parameter = (url: URL | undefined, name: string) => (url?.search.includes(`${name}=`) ? url.searchParams.get(name) : null);
 
 /** A URL, or undefined for anything that is not an absolute http(s) URL. */
 export function httpUrl(text: unknown): URL | undefined {
@@ -10,14 +11,15 @@ export function httpUrl(text: unknown): URL | undefined {
 }
 
 /**
- * Plausible's "visit:source": the campaign's utm_source, else the referrer's known name (or its
- * host without `www.`); undefined for direct traffic and for a referrer on the page's own host
- * (a navigation within the site).
+ * Plausible's "visit:source": the page's tag (its utm_source, else its `source` or `ref`
+ * parameter), else the referrer's name in the referrer database (or its host without `www.`), both
+ * merged with the known names in any case (sources/source-names.ts); undefined for direct traffic,
+ * for a referrer on the page's own host (a navigation within the site) and for `localhost`.
  */
 export function trafficSource(page: URL | undefined, referrer: URL | undefined, utmSource: string | undefined): string | undefined {
-  if (utmSource) return utmSource;
-  if (!referrer) return undefined;
-  const host = withoutWww(referrer.hostname);
-  if (page && withoutWww(page.hostname) === host) return undefined;
-  return referrerName(host);
+  const tagged = utmSource || parameter(page, 'source') || parameter(page, 'ref');
+  if (tagged) return sourceName(tagged);
+  if (!referrer || referrer.hostname === 'localhost') return undefined;
+  if (page && withoutWww(page.hostname) === withoutWww(referrer.hostname)) return undefined;
+  return sourceName(referrerName(referrer.hostname, referrer.pathname));
 }

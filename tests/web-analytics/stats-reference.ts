@@ -1,5 +1,6 @@
 import { seededRandom } from '../helpers/seeded-random';
 import { resolvePersons, type LogEvent, type Sent } from '../insights/event-log';
+import { referrerName, sourceName } from '../../src/web-analytics/sources/source-names';
 
 /**
  * Generated visits for the Stats API v2 tests, and a plain computation of Plausible's answers
@@ -17,12 +18,24 @@ const COUNTRIES = ['DE', 'FR', 'US', 'EE', 'PL', ''] as const;
 const BROWSERS = ['Chrome', 'Firefox', 'Safari', ''] as const;
 const OSES = ['Mac', 'Windows', 'GNU/Linux', 'iOS', 'Android'] as const;
 const DEVICES = ['desktop', 'mobile', 'tablet', ''] as const;
-const SOURCES: ReadonlyArray<{ source: string; referrer: string; utm?: Record<string, string> }> = [
+/**
+ * Where visits come from. With a `source`, the event carries it as sent (a client's, or one the
+ * service stored before sources were named: `twitter` and `google` are spellings to merge);
+ * without, the service names it from the landing page's `query` and the referrer.
+ */
+const SOURCES: ReadonlyArray<{ source?: string; referrer: string; query?: string; utm?: Record<string, string> }> = [
   { source: '', referrer: '' },
   { source: 'Google', referrer: 'https://www.google.com/' },
   { source: 'Twitter', referrer: 'https://t.co/abc' },
   { source: 'duckduckgo', referrer: '', utm: { source: 'duckduckgo', medium: 'cpc', name: 'Spring' } },
   { source: 'newsletter', referrer: '', utm: { source: 'newsletter', medium: 'email', name: 'Referral', content: 'banner', term: 'analytics' } },
+  { source: 'twitter', referrer: '', utm: { source: 'twitter' } },
+  { source: 'google', referrer: '', utm: { source: 'google', medium: 'cpc' } },
+  { referrer: 'https://x.com/someone' },
+  { referrer: 'https://news.ycombinator.com/item?id=42' },
+  { referrer: 'https://www.reddit.com/r/analytics/#top' },
+  { referrer: '', query: '?ref=producthunt' },
+  { referrer: 'https://t.co/xyz', query: '?source=Newsletter' },
 ];
 
 export interface Visit {
@@ -38,12 +51,15 @@ export interface Visit {
 
 type VisitEvent = LogEvent & { context?: Record<string, unknown> };
 
-/** Where a visit comes from and its enrichment, which its events share: a referrer and a context. */
-export function randomVisitContext(random: () => number): { referrer: string; context: Record<string, unknown> } {
+/** Where a visit comes from and its enrichment, which its events share: a referrer, its landing page's query and a context. */
+type VisitContext = { referrer: string; query: string; context: Record<string, unknown> };
+
+export function randomVisitContext(random: () => number): VisitContext {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
   const where = pick(SOURCES);
   return {
     referrer: where.referrer,
+    query: where.query ?? '',
     context: {
       location: { country: pick(COUNTRIES), region: 'R1' },
       browser: { name: pick(BROWSERS) },
@@ -60,10 +76,10 @@ export function randomVisitContext(random: () => number): { referrer: string; co
  * its path in `context.page`, or for some senders only in properties) or a goal, interactive or
  * not; a later event has a different browser now and then, which the visit must not take.
  */
-export function visitEvent(random: () => number, visit: { referrer: string; context: Record<string, unknown> }, who: { userId?: string; anonymousId?: string }, k: number, timestamp: string): VisitEvent {
+export function visitEvent(random: () => number, visit: VisitContext, who: { userId?: string; anonymousId?: string }, k: number, timestamp: string): VisitEvent {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
   const path = pick(PATHS);
-  const page = { path, url: `https://example.com${path}`, referrer: k === 0 ? visit.referrer : `https://example.com/` };
+  const page = { path, url: `https://example.com${path}${k === 0 ? visit.query : ''}`, referrer: k === 0 ? visit.referrer : `https://example.com/` };
   const eventContext: Record<string, unknown> = { ...visit.context, page };
   if (k > 0 && random() < 0.15) eventContext.browser = { name: 'Edge' };
   const isPage = k === 0 ? random() < 0.9 : random() < 0.6;
@@ -149,6 +165,24 @@ export function sessionize(events: readonly Ev[], from: number, to: number, time
     .map((v) => ({ ...v, events: v.all.filter((e) => e.at >= from && e.at <= to) }));
 }
 
+/**
+ * A visit's source, from its first event, as docs/web-analytics.md#sources defines it: a source the
+ * event carries, else its page's utm_source, `source` or `ref` parameter, else its referrer's name
+ * (the referrer database's, or its host without www.; none within the site), in either case
+ * merged with the known names in any case. The database and the merge are the service's data.
+ */
+function sourceOf(e: Ev): string {
+  const c = e.context ?? {};
+  if (typeof c.source === 'string') return sourceName(c.source);
+  const page = URL.parse((c.page?.url ?? e.properties?.url ?? '') as string);
+  const tagged = c.campaign?.source || page?.searchParams.get('source') || page?.searchParams.get('ref');
+  if (tagged) return sourceName(tagged);
+  const referrer = URL.parse((c.page?.referrer ?? e.properties?.referrer ?? '') as string);
+  const bare = (host: string) => host.replace(/^www\./, '');
+  if (!referrer || (page && bare(page.hostname) === bare(referrer.hostname))) return '';
+  return sourceName(referrerName(referrer.hostname, referrer.pathname));
+}
+
 /** Plausible's display of an empty value. */
 const blank = (value: string, empty: string) => (value === '' ? empty : value);
 
@@ -163,16 +197,20 @@ export function visitValue(visit: Visit, dimension: string): string {
     case 'visit:exit_page':
       return pages.length ? pathOf(pages[pages.length - 1]!) : '';
     case 'visit:source':
-      return blank(c.source ?? '', 'Direct / None');
+      return blank(sourceOf(first), 'Direct / None');
     case 'visit:referrer': {
+      // The host without www. and the path, without query, fragment or trailing slashes.
       const ref = (c.page?.referrer ?? first.properties?.referrer ?? '') as string;
       const url = (c.page?.url ?? first.properties?.url ?? '') as string;
-      const host = (u: string) => u.replace(/^[a-z]+:\/\//i, '').replace(/^www\./, '').split('/')[0]!;
-      const shown = ref && host(ref) === host(url) ? '' : ref.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/(www[.])?/, '').replace(/\/$/, '');
+      const host = (u: string) => u.replace(/^[a-z]+:\/\//i, '').replace(/^www\./, '').split(/[/?#]/)[0]!;
+      const shown = ref && host(ref) === host(url) ? '' : ref.replace(/[?#].*$/, '').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/(www[.])?/, '').replace(/\/+$/, '');
       return blank(shown, 'Direct / None');
     }
-    case 'visit:utm_source':
-      return blank(c.campaign?.source ?? '', '(not set)');
+    case 'visit:utm_source': {
+      // Plausible's: the campaign's source, else the landing page's `source` or `ref` parameter.
+      const page = URL.parse((c.page?.url ?? first.properties?.url ?? '') as string);
+      return blank(c.campaign?.source || page?.searchParams.get('source') || page?.searchParams.get('ref') || '', '(not set)');
+    }
     case 'visit:utm_medium':
       return blank(c.campaign?.medium ?? '', '(not set)');
     case 'visit:utm_campaign':

@@ -79,4 +79,11 @@ export const visitMigrations: Migration[] = [
       ];
     },
   },
+  {
+    version: 7,
+    name: 'visit_definition',
+    // The visit definition the visits were built with (src/web-analytics/visits/visit-definition.ts):
+    // another one builds them all again, as another timeout does. 0: the rows written before it.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.visit_progress ${onCluster} ADD COLUMN IF NOT EXISTS definition UInt32 DEFAULT 0`],
+  },
 ];

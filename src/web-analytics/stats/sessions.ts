@@ -1,3 +1,5 @@
+import { sourceNameSql } from '../sources/source-names';
+
 /**
  * Visits (sessions), computed in the engine from any source's events (our tracker, Segment SDKs,
  * Plausible's): one person's `page` and `track` events with less than the session timeout between
@@ -28,17 +30,24 @@ export const PAGE_PATH = `if(JSONExtractString(context, 'page', 'path') != '', J
 const PAGE_URL = `if(JSONExtractString(context, 'page', 'url') != '', JSONExtractString(context, 'page', 'url'), JSONExtractString(properties, 'url'))`;
 const RAW_REFERRER = `if(JSONExtractString(context, 'page', 'referrer') != '', JSONExtractString(context, 'page', 'referrer'), JSONExtractString(properties, 'referrer'))`;
 /**
- * The referrer as Plausible shows it: without scheme, `www.` and a trailing slash; empty when the
- * referrer is the page's own site (navigation within the site).
+ * The referrer as Plausible shows it: its host without `www.` and its path, without scheme, query,
+ * fragment and trailing slashes (`news.ycombinator.com/item`); empty when the referrer is the
+ * page's own site (navigation within the site).
  */
 const REFERRER = `if(domainWithoutWWW(rawReferrer) != '' AND domainWithoutWWW(rawReferrer) = domainWithoutWWW(pageUrl), '',
-    replaceRegexpOne(replaceRegexpOne(rawReferrer, '^[A-Za-z][A-Za-z0-9+.-]*://(www[.])?', ''), '/$', ''))`;
+    replaceRegexpOne(replaceRegexpOne(replaceRegexpOne(rawReferrer, '[?#].*$', ''), '^[A-Za-z][A-Za-z0-9+.-]*://(www[.])?', ''), '/+$', ''))`;
+
+/** Plausible's utm_source: the campaign's source, else the page URL's `source` or `ref` parameter. */
+const TAGGED_SOURCE = `multiIf(JSONExtractString(context, 'campaign', 'source') != '', JSONExtractString(context, 'campaign', 'source'),
+    extractURLParameter(pageUrl, 'source') != '', decodeURLFormComponent(extractURLParameter(pageUrl, 'source')),
+    decodeURLFormComponent(extractURLParameter(pageUrl, 'ref')))`;
 
 /** Attributes a visit takes from its first event: name and the event's expression. */
 export const VISIT_ATTRIBUTES: ReadonlyArray<[string, string]> = [
-  ['source', `JSONExtractString(context, 'source')`],
+  // Stored before the naming merged spellings, an event's source is merged when read.
+  ['source', sourceNameSql(`JSONExtractString(context, 'source')`)],
   ['referrer', REFERRER],
-  ['utmSource', `JSONExtractString(context, 'campaign', 'source')`],
+  ['utmSource', TAGGED_SOURCE],
   ['utmMedium', `JSONExtractString(context, 'campaign', 'medium')`],
   ['utmCampaign', `JSONExtractString(context, 'campaign', 'name')`],
   ['utmContent', `JSONExtractString(context, 'campaign', 'content')`],
@@ -143,7 +152,8 @@ const PERSON_VISITS: VisitSource = { key: 'personId', table: 'events_with_person
 export function personVisits(where: string, timeoutMicros: string, needs?: SessionNeeds, withEvents = true, source: VisitSource = PERSON_VISITS): string {
   const visitAttributes = [...VISIT_ATTRIBUTES, ...source.attributes];
   const attributes = needs ? visitAttributes.filter(([name]) => needs.attributes.has(name)) : visitAttributes;
-  const referrer = !needs || needs.attributes.has('referrer');
+  // The page's URL and referrer, read by the referrer and utm_source attributes.
+  const pageFacts = !needs || needs.attributes.has('referrer') || needs.attributes.has('utmSource');
   const props = !needs || needs.properties;
   const paths = !needs || needs.paths;
   const names = !needs || needs.names;
@@ -195,7 +205,7 @@ export function personVisits(where: string, timeoutMicros: string, needs?: Sessi
         FROM (
           SELECT personId, arraySort(groupArray((${fields.map(([name]) => name).join(', ')}))) AS evs
           FROM (
-            SELECT ${source.key} AS personId, ${fields.map(([name, expression]) => `${expression} AS ${name}`).join(',\n              ')}${referrer ? `,\n              ${PAGE_URL} AS pageUrl,\n              ${RAW_REFERRER} AS rawReferrer` : ''}
+            SELECT ${source.key} AS personId, ${fields.map(([name, expression]) => `${expression} AS ${name}`).join(',\n              ')}${pageFacts ? `,\n              ${PAGE_URL} AS pageUrl,\n              ${RAW_REFERRER} AS rawReferrer` : ''}
             FROM ${source.table}
             WHERE ${VISIT_EVENTS} AND ${source.key} != '' AND ${where}
           )

@@ -1,6 +1,7 @@
 import { LONGEST_VISIT_DAYS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
 import { personVisits, VISIT_EVENTS } from '../stats/sessions';
 import { SqlParams } from '../../sql-params';
+import { VISIT_DEFINITION } from './visit-definition';
 import type { Params } from '../../storage/storage';
 
 /**
@@ -121,7 +122,7 @@ export function rebuildVisits(db: string, windows: readonly VisitWindow[], widen
 /** The builder's progress: how far (parsedAt, µs) events are built, and whether all were. */
 export function readProgress(db: string): Statement {
   return {
-    sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, toString(toUnixTimestamp64Micro(historyThrough)) AS historyThrough, timeoutMinutes
+    sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, toString(toUnixTimestamp64Micro(historyThrough)) AS historyThrough, timeoutMinutes, definition
       FROM ${db}.visit_progress FINAL`,
     params: {},
   };
@@ -134,11 +135,12 @@ export interface Progress {
   historyThrough: string;
 }
 
+/** The progress written with the visits' timeout and definition (VISIT_DEFINITION): another of either builds them all again. */
 export function writeProgress(db: string, progress: Progress, timeoutMinutes: number, version: number): Statement {
   return {
-    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, version)
-      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, fromUnixTimestamp64Micro({historyThrough:Int64}, 'UTC'), {timeoutMinutes:UInt32}, {version:UInt64})`,
-    params: { ...progress, timeoutMinutes, version },
+    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, definition, version)
+      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, fromUnixTimestamp64Micro({historyThrough:Int64}, 'UTC'), {timeoutMinutes:UInt32}, {definition:UInt32}, {version:UInt64})`,
+    params: { ...progress, timeoutMinutes, definition: VISIT_DEFINITION, version },
   };
 }
 

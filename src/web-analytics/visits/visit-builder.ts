@@ -1,6 +1,7 @@
 import type { Logger } from '../../log';
 import { identifier, type Storage } from '../../storage/storage';
 import { arrivedWindows, deleteVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+import { VISIT_DEFINITION } from './visit-definition';
 
 export interface VisitBuilderOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
@@ -171,7 +172,7 @@ export class VisitBuilder {
     if (this.election) {
       // Built by whichever process holds the lease, a second or two behind the loads.
       const [progress] = await this.query(readProgress(identifier(database)));
-      return Boolean(progress && Number(progress.complete) !== 0 && Number(progress.timeoutMinutes) === this.timeoutMinutes);
+      return Boolean(progress && Number(progress.complete) !== 0 && this.current(progress));
     }
     const state = this.state(database);
     const target = state.requested;
@@ -267,9 +268,13 @@ export class VisitBuilder {
   /** Reads where the builder came to (the first build of a database in this process). */
   private async resume(database: string, db: string, state: DatabaseState): Promise<void> {
     let [progress] = await this.query(readProgress(db));
-    if (progress && Number(progress.timeoutMinutes) !== this.timeoutMinutes) {
-      // Cut with another timeout: every visit is made again.
-      this.log.info('visits are built again for a new session timeout', { database, was: Number(progress.timeoutMinutes), now: this.timeoutMinutes });
+    if (progress && !this.current(progress)) {
+      // Cut with another timeout, or made by another definition: every visit is made again.
+      this.log.info('visits are built again for a new session timeout or visit definition', {
+        database,
+        was: { timeoutMinutes: Number(progress.timeoutMinutes), definition: Number(progress.definition) },
+        now: { timeoutMinutes: this.timeoutMinutes, definition: VISIT_DEFINITION },
+      });
       await this.query(dropVisits(db, this.storageTable));
       progress = undefined;
     }
@@ -325,6 +330,11 @@ export class VisitBuilder {
       this.schedule(database, state);
     }, pause);
     state.paused.unref?.();
+  }
+
+  /** Whether visits built as `progress` says are those of this timeout and definition. */
+  private current(progress: Record<string, unknown>): boolean {
+    return Number(progress.timeoutMinutes) === this.timeoutMinutes && Number(progress.definition) === VISIT_DEFINITION;
   }
 
   /** A version of the progress row later than every one before (ReplacingMergeTree keeps the highest). */
