@@ -327,3 +327,28 @@ describe('bad requests, answered with Plausible\'s error shape', () => {
     });
   }
 });
+
+describe('a range of date-times counts whole seconds, as Plausible does', () => {
+  const site = 'seconds.example';
+  let edge: CreatedWorkspace;
+  const page = (anonymousId: string, at: string) => ({ type: 'page', anonymousId, context: { page: { url: `https://${site}/`, path: '/' } }, timestamp: at });
+  beforeAll(async () => {
+    edge = await createWorkspace(svc, { name: uniqueName('stats-seconds'), siteDomains: [site] });
+    // In the range: its first second and its last (at .500); out: the next second.
+    await sendEvents(svc, [page('a', '2026-11-02T00:00:00.000Z'), page('b', '2026-11-02T23:59:59.500Z'), page('c', '2026-11-03T00:00:00.200Z')], edge.publicApiKey);
+  });
+  const range = ['2026-11-02T00:00:00+00:00', '2026-11-02T23:59:59+00:00'];
+
+  test('from stored visits: the event at 23:59:59.500 is in a range ending at 23:59:59', async () => {
+    const { status, body } = await query({ site_id: site, metrics: ['visitors', 'visits', 'pageviews'], date_range: range }, edge.privateApiKey);
+    expect(status).toBe(200);
+    expect(body.results[0].metrics).toEqual([2, 2, 2]);
+    expect(body.query.date_range).toEqual(range);
+  });
+
+  test('from events (a filter on event:name): the same', async () => {
+    const { status, body } = await query({ site_id: site, metrics: ['visitors', 'pageviews'], date_range: range, filters: [['is', 'event:name', ['pageview']]] }, edge.privateApiKey);
+    expect(status).toBe(200);
+    expect(body.results[0].metrics).toEqual([2, 2]);
+  });
+});
