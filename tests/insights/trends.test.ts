@@ -220,6 +220,8 @@ describe('trends, hand-made cases', () => {
   // The week before, for comparison: 2 purchases.
   events.push({ type: 'track', event: 'purchase', userId: 'early-1', timestamp: '2026-01-27T09:00:00Z' });
   events.push({ type: 'track', event: 'purchase', userId: 'early-2', timestamp: '2026-01-28T09:00:00Z' });
+  // Around the change to summer time in Berlin (29 March 2026): the last hour of 22 March, 29 March, the last day of March.
+  for (const at of ['2026-03-22T22:30:00Z', '2026-03-29T12:00:00Z', '2026-03-31T10:00:00Z']) events.push({ type: 'track', event: 'dst-compare', userId: 'dst-buyer', timestamp: at });
 
   beforeAll(async () => {
     ctx = await serviceWith(resolvePersons(events));
@@ -268,6 +270,23 @@ describe('trends, hand-made cases', () => {
     expect(body.results).toEqual([
       { label: 'purchase', series: 0, compare: 'current', labels: ['2026-02-02'], data: [9], total: 9 },
       { label: 'purchase', series: 0, compare: 'previous', labels: ['2026-01-26'], data: [2], total: 2 },
+    ]);
+  });
+
+  test('compare across the change to summer time: the previous days and month in calendar terms of the zone', async () => {
+    const series = [{ event: 'dst-compare' }];
+    const days = await ctx.insight('trends', { series, dateFrom: '2026-03-23', dateTo: '2026-03-29', timezone: 'Europe/Berlin', compare: true });
+    expect(days.status).toBe(200);
+    expect(days.body.results.map((r: any) => [r.compare, r.labels[0], r.labels[6], r.data, r.total])).toEqual([
+      ['current', '2026-03-23', '2026-03-29', [0, 0, 0, 0, 0, 0, 1], 1],
+      // 22 March 23:30 in Berlin: the last hour of a day of 24 hours, beside one of 23.
+      ['previous', '2026-03-16', '2026-03-22', [0, 0, 0, 0, 0, 0, 1], 1],
+    ]);
+    // April has 30 days, March 31: the previous month is the whole of March.
+    const months = await ctx.insight('trends', { series, dateFrom: '2026-04-01', dateTo: '2026-04-30', interval: 'month', timezone: 'Europe/Berlin', compare: true });
+    expect(months.body.results.map((r: any) => [r.compare, r.labels, r.data])).toEqual([
+      ['current', ['2026-04-01'], [0]],
+      ['previous', ['2026-03-01'], [3]],
     ]);
   });
 
