@@ -158,7 +158,7 @@ export function trendsActors(body: TrendsActorsQuery, context: CompileContext): 
 FROM (${branchRows(branch, from, breakdownValue, context)})
 WHERE ${ACTIVE_WINDOW_DAYS[branch.series.math ?? 'total'] === undefined ? 'toString(periodStart)' : 'period'} = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
 GROUP BY actor`;
-  return { sql, key: actor, eventCount: true };
+  return { sql, key: actor, eventCount: true, countsEvents: (branch.series.math ?? 'total') === 'total' };
 }
 
 export function compileTrends(query: TrendsQuery, context: CompileContext): CompiledInsight {

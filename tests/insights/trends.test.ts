@@ -169,10 +169,10 @@ describe('trends on a seeded random log', () => {
     const checked = body.results.map(() => 0);
     for (const [i, result] of (body.results as Array<{ labels: string[]; data: number[] }>).entries()) {
       for (const j of [0, 6, 9, 19]) {
-        const behind = await actorsBehind(ctx, 'trends', { query, series: i, label: result.labels[j] });
-        // Events: the point counts events; a property's: the persons who did it (series 5's count).
-        const expected = i === 2 ? behind.events : i === 4 ? body.results[5].data[j] : result.data[j];
-        expect({ series: i, label: result.labels[j], count: i === 2 ? result.data[j] : behind.total }).toEqual({ series: i, label: result.labels[j], count: expected });
+        // Events: the point counts events, its total is theirs; a property's: the persons who did it (series 5's count).
+        const behind = await actorsBehind(ctx, 'trends', { query, series: i, label: result.labels[j] }, i === 2);
+        const expected = i === 4 ? body.results[5].data[j] : result.data[j];
+        expect({ series: i, label: result.labels[j], count: behind.total }).toEqual({ series: i, label: result.labels[j], count: expected });
         if (behind.total > 0) checked[i]++;
       }
     }
@@ -248,6 +248,14 @@ describe('trends, hand-made cases', () => {
     const { body } = await ctx.insight('trends', { series: [{ event: '$any', math: 'persons' }, { event: '$any' }], dateFrom: '2026-02-02', dateTo: '2026-02-02' });
     expect(body.results[0].data).toEqual([1]);
     expect(body.results[1].data).toEqual([5]);
+  });
+
+  test("the persons behind a point of events: total is the point's count, the sum of their event counts", async () => {
+    const query = { series: [{ event: '$pageview' }], dateFrom: '2026-02-02', dateTo: '2026-02-02' };
+    const { body } = await ctx.actors('trends', { query, series: 0, label: '2026-02-02' });
+    expect(body).toEqual({ results: [{ personId: 'x', eventCount: 3 }], total: 3 });
+    const persons = await ctx.actors('trends', { query: { ...query, series: [{ event: '$pageview', math: 'persons' }] }, series: 0, label: '2026-02-02' });
+    expect(persons.body).toEqual({ results: [{ personId: 'x', eventCount: 3 }], total: 1 });
   });
 
   test('a breakdown with a known top value, and $other', async () => {
