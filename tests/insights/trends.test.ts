@@ -49,6 +49,9 @@ function reference(events: readonly Sent[], series: Series, labels: string[], in
       case 'total':
         return list.length;
       case 'persons':
+      case 'dau':
+      case 'wau':
+      case 'mau':
         return new Set(list.map((e) => e.personId)).size;
       case 'groups':
         return new Set(list.map((e) => e.groupId).filter(Boolean)).size;
@@ -68,7 +71,8 @@ function reference(events: readonly Sent[], series: Series, labels: string[], in
         throw new Error(math);
     }
   };
-  const windowDays = { dau: 1, wau: 7, mau: 30 }[math as 'dau'];
+  // Rolling windows where the interval is shorter than the window (PostHog's rule); else the period's persons.
+  const windowDays = math === 'wau' && interval === 'day' ? 7 : math === 'mau' && interval !== 'month' ? 30 : undefined;
   if (windowDays) {
     const data = labels.map((label) => {
       const end = lastDay(label, interval);
@@ -94,11 +98,11 @@ describe('trends on a seeded random log', () => {
 
   const SERIES: Series[] = [
     { event: 'purchase' },
-    { event: '$pageview', math: 'persons' },
     { event: '$any', math: 'persons' },
     { event: 'purchase', math: 'groups' },
     { event: 'signup', math: 'dau' },
     { event: '$any', math: 'wau' },
+    { event: '$pageview', math: 'mau' },
     { event: 'purchase', math: 'sum', property: 'amount' },
     { event: 'purchase', math: 'avg', property: 'amount' },
     { event: 'invite', math: 'median', property: 'amount' },
@@ -106,7 +110,7 @@ describe('trends on a seeded random log', () => {
   ];
 
   for (const timezone of ['UTC', 'Europe/Paris', 'America/New_York']) {
-    for (const interval of ['day', 'week']) {
+    for (const interval of ['day', 'week', 'month']) {
       test(`every math, by ${interval} in ${timezone}`, async () => {
         const dateFrom = '2026-03-20';
         const dateTo = '2026-04-08';
@@ -220,6 +224,8 @@ describe('trends, hand-made cases', () => {
   // The week before, for comparison: 2 purchases.
   events.push({ type: 'track', event: 'purchase', userId: 'early-1', timestamp: '2026-01-27T09:00:00Z' });
   events.push({ type: 'track', event: 'purchase', userId: 'early-2', timestamp: '2026-01-28T09:00:00Z' });
+  // Active persons in March 2026: p1 on the 2nd and the 18th, p2 on the 10th.
+  for (const [userId, at] of [['p1', '2026-03-02T10:00:00Z'], ['p2', '2026-03-10T10:00:00Z'], ['p1', '2026-03-18T10:00:00Z']]) events.push({ type: 'track', event: 'active-check', userId, timestamp: at });
   // Around the change to summer time in Berlin (29 March 2026): the last hour of 22 March, 29 March, the last day of March.
   for (const at of ['2026-03-22T22:30:00Z', '2026-03-29T12:00:00Z', '2026-03-31T10:00:00Z']) events.push({ type: 'track', event: 'dst-compare', userId: 'dst-buyer', timestamp: at });
 
@@ -298,6 +304,25 @@ describe('trends, hand-made cases', () => {
     ]);
   });
 
+  test('dau is the persons of each period, by week and month; wau by week too; mau by week a rolling 30 days', async () => {
+    const series = ['dau', 'wau', 'mau'].map((math) => ({ event: 'active-check', math }));
+    const month = await ctx.insight('trends', { series, dateFrom: '2026-03-01', dateTo: '2026-03-19', interval: 'month' });
+    expect(month.status).toBe(200);
+    expect(month.body.results.map((r: any) => [r.labels, r.data, r.total])).toEqual([
+      [['2026-03-01'], [2], 2],
+      [['2026-03-01'], [2], 2],
+      [['2026-03-01'], [2], 2],
+    ]);
+    const weeks = await ctx.insight('trends', { series, dateFrom: '2026-03-02', dateTo: '2026-03-19', interval: 'week' });
+    expect(weeks.body.results.map((r: any) => r.data)).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+      [1, 2, 2],
+    ]);
+    const hours = await ctx.insight('trends', { series: [{ event: 'active-check', math: 'dau' }], dateFrom: '2026-03-18T09:00:00Z', dateTo: '2026-03-18T11:59:59Z', interval: 'hour' });
+    expect(hours.body.results[0].data).toEqual([0, 1, 0]);
+  });
+
   test('a formula over two series', async () => {
     const { body } = await ctx.insight('trends', { series: [{ event: 'refund' }, { event: 'purchase' }], dateFrom: '2026-02-03', dateTo: '2026-02-03', formula: 'A / B * 100' });
     expect(body.results).toEqual([{ label: 'A / B * 100', labels: ['2026-02-03'], data: [12.5], total: 12.5 }]);
@@ -318,7 +343,7 @@ describe('trends, hand-made cases', () => {
       [{ series: [] }, '/series'],
       [{ series: [{ event: 'a' }], interval: 'year' }, '/interval'],
       [{ series: [{ event: 'a', math: 'sum' }] }, '/series/0/property'],
-      [{ series: [{ event: 'a', math: 'dau' }], interval: 'hour' }, '/series/0/math'],
+      [{ series: [{ event: 'a', math: 'wau' }], interval: 'hour' }, '/series/0/math'],
       [{ series: [{ event: 'a' }], interval: 'hour', dateFrom: '-1y' }, '/interval'],
       [{ series: [{ event: 'a' }], dateFrom: 'yesterday' }, '/dateFrom'],
       [{ series: [{ event: 'a' }], timezone: 'Mars/Olympus' }, '/timezone'],
