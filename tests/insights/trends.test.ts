@@ -225,7 +225,7 @@ describe('trends, hand-made cases', () => {
   events.push({ type: 'track', event: 'purchase', userId: 'early-1', timestamp: '2026-01-27T09:00:00Z' });
   events.push({ type: 'track', event: 'purchase', userId: 'early-2', timestamp: '2026-01-28T09:00:00Z' });
   // Active persons in March 2026: p1 on the 2nd and the 18th, p2 on the 10th.
-  for (const [userId, at] of [['p1', '2026-03-02T10:00:00Z'], ['p2', '2026-03-10T10:00:00Z'], ['p1', '2026-03-18T10:00:00Z']]) events.push({ type: 'track', event: 'active-check', userId, timestamp: at });
+  for (const [userId, at] of [['p1', '2026-03-02T10:00:00Z'], ['p2', '2026-03-10T10:00:00Z'], ['p1', '2026-03-18T10:00:00Z']] as const) events.push({ type: 'track', event: 'active-check', userId, timestamp: at });
   // Around the change to summer time in Berlin (29 March 2026): the last hour of 22 March, 29 March, the last day of March.
   for (const at of ['2026-03-22T22:30:00Z', '2026-03-29T12:00:00Z', '2026-03-31T10:00:00Z']) events.push({ type: 'track', event: 'dst-compare', userId: 'dst-buyer', timestamp: at });
 
