@@ -264,6 +264,18 @@ export function previousRange(range: TimeRange, pointer: string): TimeRange {
   return { timezone, interval, from: toMicros(start), to: toMicros(to) + 999n, periods: periodsBetween(start, to, interval, timezone, pointer) };
 }
 
+/**
+ * `incompleteFrom` of an insight's answer: the label of the range's first period that has not
+ * ended at `now` (ms), when there is one. It and the periods after it are incomplete: counted
+ * so far, not a drop.
+ */
+export function incompleteFrom(range: TimeRange, now: number): { incompleteFrom?: string } {
+  const { interval, timezone, periods } = range;
+  if (Number(range.from / 1000n) > now) return periods.length > 0 ? { incompleteFrom: periods[0]!.label } : {};
+  const current = period(periodStart(now, interval, timezone), interval, timezone).label;
+  return periods.some((p) => p.label === current) ? { incompleteFrom: current } : {};
+}
+
 /** The range's bounds and time zone as bound parameters: `from` and `to` (DateTime64) and `tz`. */
 export function bindRange(range: TimeRange, params: SqlParams): { from: string; to: string; tz: string } {
   return {

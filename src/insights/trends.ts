@@ -5,7 +5,7 @@ import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } f
 import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
 import type { Interval, TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
-import { bindRange, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
+import { bindRange, incompleteFrom, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
 
 /**
  * Trends: per series and period, a count, the actors or an aggregate of a numeric property
@@ -208,7 +208,7 @@ export function compileTrends(query: TrendsQuery, context: CompileContext): Comp
             });
           }
         }
-        return { results };
+        return { results, ...incompleteFrom(ranges.current, context.now) };
       }
       query.series.forEach((series, index) => {
         for (const value of values) {
@@ -218,7 +218,7 @@ export function compileTrends(query: TrendsQuery, context: CompileContext): Comp
           }
         }
       });
-      return { results };
+      return { results, ...incompleteFrom(ranges.current, context.now) };
     },
   };
 }

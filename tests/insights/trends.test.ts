@@ -323,6 +323,27 @@ describe('trends, hand-made cases', () => {
     expect(hours.body.results[0].data).toEqual([0, 1, 0]);
   });
 
+  test("the period holding now is incomplete: incompleteFrom in trends, retention, stickiness and lifecycle; absent for past ranges", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const series = [{ event: '$any' }];
+    const trends = await ctx.insight('trends', { series, dateFrom: '-2d', compare: true });
+    expect(trends.body.results.map((r: any) => r.labels.at(-1) === today)).toEqual([true, false]);
+    expect(trends.body.incompleteFrom).toBe(today);
+    // A dateTo after now: from the period holding now on.
+    const ahead = await ctx.insight('trends', { series, dateFrom: '-1d', dateTo: new Date(Date.now() + 2 * DAY).toISOString().slice(0, 10) });
+    expect(ahead.body.results[0].labels.indexOf(ahead.body.incompleteFrom)).toBe(1);
+    const retention = await ctx.insight('retention', { startEvent: { event: '$any' }, returnEvent: { event: '$any' }, periods: 3 });
+    expect(retention.body.incompleteFrom).toBe(today);
+    expect(retention.body.results.at(-1).cohort).toBe(today);
+    const stickiness = await ctx.insight('stickiness', { series, dateFrom: '-2d' });
+    expect(stickiness.body.incompleteFrom).toBe(today);
+    const lifecycle = await ctx.insight('lifecycle', { series, dateFrom: '-2d' });
+    expect(lifecycle.body.incompleteFrom).toBe(today);
+    const past = await ctx.insight('trends', { series, dateFrom: '2026-02-02', dateTo: '2026-02-08' });
+    expect(past.status).toBe(200);
+    expect('incompleteFrom' in past.body).toBe(false);
+  });
+
   test('a formula over two series', async () => {
     const { body } = await ctx.insight('trends', { series: [{ event: 'refund' }, { event: 'purchase' }], dateFrom: '2026-02-03', dateTo: '2026-02-03', formula: 'A / B * 100' });
     expect(body.results).toEqual([{ label: 'A / B * 100', labels: ['2026-02-03'], data: [12.5], total: 12.5 }]);
