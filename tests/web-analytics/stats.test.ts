@@ -352,3 +352,33 @@ describe('a range of date-times counts whole seconds, as Plausible does', () => 
     expect(body.results[0].metrics).toEqual([2, 2]);
   });
 });
+
+describe('partial time labels, as Plausible marks them', () => {
+  const labelsOf = async (date_range: unknown, dimension: string) => {
+    const { status, body } = await query({ site_id: SITE, metrics: ['visitors'], date_range, dimensions: [dimension], include: { time_labels: true, partial_time_labels: true } });
+    expect({ status, error: body.error }).toEqual({ status: 200, error: undefined });
+    return [body.meta.time_labels, body.meta.partial_time_labels];
+  };
+
+  test('the first bucket when the range starts within it, the last when the range ends within it', async () => {
+    expect(await labelsOf(['2026-11-02T12:30:00+00:00', '2026-11-04T23:59:59+00:00'], 'time:day')).toEqual([['2026-11-02', '2026-11-03', '2026-11-04'], ['2026-11-02']]);
+    expect(await labelsOf(['2026-11-02T00:00:00+00:00', '2026-11-04T12:00:00+00:00'], 'time:day')).toEqual([['2026-11-02', '2026-11-03', '2026-11-04'], ['2026-11-04']]);
+    // Weeks from Wednesday the 4th to Friday the 20th: the first and last are cut.
+    expect(await labelsOf(['2026-11-04', '2026-11-20'], 'time:week')).toEqual([['2026-11-04', '2026-11-09', '2026-11-16'], ['2026-11-04', '2026-11-16']]);
+    expect(await labelsOf(['2026-10-05', '2026-11-01'], 'time:week')).toEqual([['2026-10-05', '2026-10-12', '2026-10-19', '2026-10-26'], []]);
+  });
+
+  test('the bucket not over now: this month; none for the last 7 whole days', async () => {
+    const [month, partialMonth] = await labelsOf('month', 'time:day');
+    expect(partialMonth).toEqual([month.at(-1)]);
+    const [, partial7d] = await labelsOf('7d', 'time:day');
+    expect(partial7d).toEqual([]);
+    const [byMonth, partialByMonth] = await labelsOf('month', 'time:month');
+    expect({ byMonth, partialByMonth }).toEqual({ byMonth: [`${new Date().toISOString().slice(0, 7)}-01`], partialByMonth: byMonth });
+  });
+
+  test('partial_time_labels needs a time dimension', async () => {
+    const { status, body } = await query({ site_id: SITE, metrics: ['visitors'], date_range: '7d', include: { partial_time_labels: true } });
+    expect({ status, body }).toEqual({ status: 400, body: { error: 'Invalid include.partial_time_labels: requires a time dimension.' } });
+  });
+});
