@@ -377,6 +377,17 @@ describe('partial time labels, as Plausible marks them', () => {
     expect({ byMonth, partialByMonth }).toEqual({ byMonth: [`${new Date().toISOString().slice(0, 7)}-01`], partialByMonth: byMonth });
   });
 
+  test("present_index: the index of now's bucket, or null when the range does not hold it", async () => {
+    const present = async (date_range: unknown, dimension: string) => {
+      const { body } = await query({ site_id: SITE, metrics: ['visitors'], date_range, dimensions: [dimension], include: { time_labels: true, present_index: true } });
+      return body.meta.present_index === null ? null : body.meta.time_labels[body.meta.present_index];
+    };
+    const now = new Date();
+    expect(await present('month', 'time:day')).toBe(now.toISOString().slice(0, 10));
+    expect(await present('day', 'time:hour')).toBe(`${now.toISOString().slice(0, 13).replace('T', ' ')}:00:00`);
+    expect(await present('7d', 'time:day')).toBeNull();
+  });
+
   test('partial_time_labels needs a time dimension', async () => {
     const { status, body } = await query({ site_id: SITE, metrics: ['visitors'], date_range: '7d', include: { partial_time_labels: true } });
     expect({ status, body }).toEqual({ status: 400, body: { error: 'Invalid include.partial_time_labels: requires a time dimension.' } });

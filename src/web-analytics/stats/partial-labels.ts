@@ -1,4 +1,4 @@
-import { zonedInstant } from '../../insights/time-range';
+import { localDate, wallTime, zonedInstant } from '../../insights/time-range';
 import type { TimeBucket } from './compile';
 import type { ResolvedRange } from './date-range';
 
@@ -37,4 +37,23 @@ function bucketBounds(label: string, bucket: TimeBucket, timezone: string): { st
     case 'month':
       return { start: zonedInstant(timezone, y, m, 1), end: zonedInstant(timezone, y, m + 1, 1) - 1 };
   }
+}
+
+/**
+ * Plausible's `meta.present_index`: the index of the label of the bucket holding `now` (a week's
+ * from its Monday, or today's date when that Monday is before the range), or null.
+ */
+export function presentIndex(labels: readonly string[], range: ResolvedRange, bucket: TimeBucket, now: number): number | null {
+  const { timezone } = range;
+  const today = localDate(now, timezone);
+  let label: string;
+  if (bucket === 'hour') label = `${today} ${String(wallTime(now, timezone).hour).padStart(2, '0')}:00:00`;
+  else if (bucket === 'day') label = today;
+  else if (bucket === 'month') label = `${today.slice(0, 8)}01`;
+  else {
+    const monday = localDate(bucketBounds(today, 'week', timezone).start, timezone);
+    label = monday >= localDate(range.from, timezone) ? monday : today;
+  }
+  const index = labels.indexOf(label);
+  return index < 0 ? null : index;
 }
