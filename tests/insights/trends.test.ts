@@ -140,6 +140,27 @@ describe('trends on a seeded random log', () => {
     }
   }
 
+  test('compare in Paris across the change to summer time: the previous days and month counted plainly by local date', async () => {
+    const series = [{ event: '$any' }, { event: '$pageview', math: 'persons' }];
+    const timezone = 'Europe/Paris';
+    const cases = [
+      // 10 days after the change beside the 10 before, which hold the day of 23 hours.
+      { interval: 'day', dateFrom: '2026-03-30', dateTo: '2026-04-08', previous: Array.from({ length: 10 }, (_, i) => addDays('2026-03-20', i)) },
+      { interval: 'month', dateFrom: '2026-04-01', dateTo: '2026-04-30', previous: ['2026-03-01'] },
+    ];
+    for (const { interval, dateFrom, dateTo, previous } of cases) {
+      const { status, body } = await ctx.insight('trends', { series, dateFrom, dateTo, interval, timezone, compare: true });
+      expect(status).toBe(200);
+      const before = body.results.filter((r: any) => r.compare === 'previous');
+      series.forEach((s, i) => {
+        const inPeriod = (label: string) => events.filter((e) => matches(e, s.event) && periodOf(localDate(e.at, timezone), interval) === label);
+        const count = (list: Sent[]) => (s.math === 'persons' ? new Set(list.map((e) => e.personId)).size : list.length);
+        const all = previous.flatMap(inPeriod);
+        expect({ interval, series: i, labels: before[i].labels, data: before[i].data, total: before[i].total }).toEqual({ interval, series: i, labels: previous, data: previous.map((l) => count(inPeriod(l))), total: count(all) });
+      });
+    }
+  });
+
   test('a breakdown: the top values by events, the rest as $other', async () => {
     const series = [{ event: '$any', math: 'persons' }];
     const { status, body } = await ctx.insight('trends', { series, dateFrom: '2026-03-20', dateTo: '2026-04-08', breakdown: { property: 'plan', limit: 2 } });
