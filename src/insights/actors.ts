@@ -17,6 +17,8 @@ export interface ActorsStatement {
   sql: string;
   key: 'personId' | 'groupId';
   eventCount: boolean;
+  /** The point counts events (trends' `total` math): its `total` is the sum of the event counts. */
+  countsEvents?: boolean;
 }
 
 export interface ActorsPage {
@@ -24,13 +26,16 @@ export interface ActorsPage {
   offset?: number;
 }
 
-/** One row: every actor counted, and a page of them ordered by id (so pages never overlap or skip). */
+/**
+ * One row: the point's count (its actors, or their events where it counts events), and a page of
+ * its actors ordered by id (so pages never overlap or skip).
+ */
 export function pagedActors(actors: ActorsStatement, page: ActorsPage, context: CompileContext): CompiledInsight {
   const limit = page.limit ?? DEFAULT_ACTORS_LIMIT;
   const offset = page.offset ?? 0;
   const slice = (array: string) => `arraySlice(${array}, ${context.params.bind(offset + 1, 'UInt64')}, ${context.params.bind(limit, 'UInt64')})`;
   const counts = actors.eventCount ? `, ${slice('arraySort((c, a) -> a, groupArray(eventCount), groupArray(actor))')} AS eventCounts` : '';
-  const sql = `SELECT count() AS total, ${slice('arraySort(groupArray(actor))')} AS actors${counts}
+  const sql = `SELECT ${actors.countsEvents ? 'sum(eventCount)' : 'count()'} AS total, count() AS actorCount, ${slice('arraySort(groupArray(actor))')} AS actors${counts}
 FROM (
 ${actors.sql}
 )`;
@@ -38,11 +43,12 @@ ${actors.sql}
     sql,
     params: context.params.values,
     answer(rows) {
-      const row = rows[0] ?? { total: 0, actors: [] };
+      const row = rows[0] ?? { total: 0, actorCount: 0, actors: [] };
       const total = Number(row.total);
       const counts = row.eventCounts as unknown[] | undefined;
       const results = (row.actors as unknown[]).map((actor, i) => ({ [actors.key]: String(actor), ...(counts ? { eventCount: Number(counts[i]) } : {}) }));
-      return { results, total, ...(offset + limit < total ? { next: offset + limit } : {}) };
+      const actorCount = Number(row.actorCount);
+      return { results, total, ...(offset + limit < actorCount ? { next: offset + limit } : {}) };
     },
   };
 }

@@ -4,7 +4,7 @@ import { periodIndexOf, type ActorsStatement } from './actors';
 import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
 import { LIFECYCLE_STATUSES, type LifecycleActorsQuery, type LifecycleQuery } from './model';
 import { periodIndexer } from './period-index';
-import { bindRange, period, periodStart, timeRange } from './time-range';
+import { bindRange, incompleteFrom, period, periodStart, timeRange } from './time-range';
 
 /** Per actor and period of the range (1 to n) it was active in or went dormant in, its `status` there. */
 function actorStatuses(query: LifecycleQuery, context: CompileContext) {
@@ -56,7 +56,7 @@ GROUP BY period, status`;
       const data = new Map(LIFECYCLE_STATUSES.map((status) => [status, new Array<number>(n).fill(0)]));
       for (const row of rows) data.get(row.status as (typeof LIFECYCLE_STATUSES)[number])![Number(row.period) - 1] = Number(row.actors);
       const labels = range.periods.map((p) => p.label);
-      return { results: LIFECYCLE_STATUSES.map((label) => ({ label, labels, data: data.get(label)! })) };
+      return { results: LIFECYCLE_STATUSES.map((label) => ({ label, labels, data: data.get(label)! })), ...incompleteFrom(range, context.now) };
     },
   };
 }

@@ -90,7 +90,11 @@ export const TrendResult = t.Object({
   data: t.Array(t.Number()),
   total: t.Number({ description: 'Over the whole range: the count of distinct actors for persons and groups maths, else the sum of data.' }),
 });
-export const TrendsAnswer = t.Object({ results: t.Array(TrendResult) });
+/** `incompleteFrom` of the answers over periods (trends, retention, stickiness, lifecycle). */
+const IncompleteFrom = t.Optional(
+  t.String({ description: "The label of the range's first period not over at the time of the request (the one holding now): it and those after it are counted so far, not finished. Absent when every period has ended." }),
+);
+export const TrendsAnswer = t.Object({ results: t.Array(TrendResult), incompleteFrom: IncompleteFrom });
 
 export const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
 export type WindowUnit = (typeof WINDOW_UNITS)[number];
@@ -155,6 +159,7 @@ export const RetentionAnswer = t.Object({
       values: t.Array(t.Number(), { description: 'Of the cohort, how many returned in period 0, 1, ...' }),
     }),
   ),
+  incompleteFrom: IncompleteFrom,
 });
 
 export const PathsQuery = t.Object(
@@ -198,6 +203,7 @@ export const StickinessAnswer = t.Object({
       data: t.Array(t.Number(), { description: 'Actors active in exactly that many periods of the range.' }),
     }),
   ),
+  incompleteFrom: IncompleteFrom,
 });
 
 export const LifecycleQuery = t.Object(
@@ -216,6 +222,7 @@ export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'
 
 export const LifecycleAnswer = t.Object({
   results: t.Array(t.Object({ label: literalUnion(LIFECYCLE_STATUSES), labels: t.Array(t.String()), data: t.Array(t.Number({ description: 'dormant as negative numbers' })) })),
+  incompleteFrom: IncompleteFrom,
 });
 
 /** `?explain=1`: the statement a request compiles to, with its parameters, instead of its answer. */

@@ -2,7 +2,7 @@ import type { Row } from '../storage/storage';
 import { checkBreakdownValue, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
 import { actorColumn, DEFAULT_BREAKDOWN_LIMIT, EVENT_ORDER_KEY, eventFilters, eventMatches, eventsWithBreakdown, OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
 import type { RetentionActorsQuery, RetentionQuery } from './model';
-import { bindRange, lastPeriods, type Period } from './time-range';
+import { bindRange, incompleteFrom, lastPeriods, type Period } from './time-range';
 
 /**
  * Retention (docs/api/insights.md#retention): the `periods` periods ending with the one holding
@@ -61,7 +61,7 @@ export function compileRetention(query: RetentionQuery, context: CompileContext)
   const { range, periods, actors } = retentionPlan(query, context);
   const limit = context.params.bind(query.breakdown?.limit ?? DEFAULT_BREAKDOWN_LIMIT, 'UInt32');
   const sql = cohortCounts(actors, periods, limit, context.params.bind(OTHER_VALUE, 'String'));
-  return { sql, params: context.params.values, answer: (rows) => retentionAnswer(rows, range.periods, query.breakdown !== undefined) };
+  return { sql, params: context.params.values, answer: (rows) => ({ ...retentionAnswer(rows, range.periods, query.breakdown !== undefined), ...incompleteFrom(range, context.now) }) };
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkActorSeries } from './actor-series';
 import { checkIndex, type ActorsStatement } from './actors';
 import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
 import type { StickinessActorsQuery, StickinessQuery } from './model';
-import { bindRange, periodStartSql, timeRange } from './time-range';
+import { bindRange, incompleteFrom, periodStartSql, timeRange } from './time-range';
 
 /** Per series and actor, the number of distinct periods of the range it did the series in (`periods`). */
 function actorPeriods(query: StickinessQuery, context: CompileContext) {
@@ -56,6 +56,7 @@ ORDER BY series, periods`;
       for (const row of rows) data[Number(row.series)]![Number(row.periods) - 1] = Number(row.actors);
       return {
         results: query.series.map((s, i) => ({ label: s.event, series: i, labels: Array.from({ length: periods }, (_, n) => String(n + 1)), data: data[i]! })),
+        ...incompleteFrom(range, context.now),
       };
     },
   };

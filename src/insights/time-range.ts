@@ -235,15 +235,45 @@ export function lastPeriods(fields: Pick<TimeFields, 'dateTo' | 'timezone'>, int
   return { timezone, interval, from: toMicros(from), to: toMicros(to) + 999n, periods: periodsBetween(from, to, interval, timezone, pointer) };
 }
 
-/** The range of the same periods just before `range` (a comparison). */
+/**
+ * The range of the same periods just before `range` (a comparison), in calendar terms of its
+ * zone: its end is the end of its last period when the range's is, else the current end as many
+ * days (weeks, months; hours) back as the range has periods, within the last previous period; so
+ * each previous period lines up with the current one across a change to summer time (a day of 23
+ * hours beside one of 24) and between months of different lengths.
+ */
 export function previousRange(range: TimeRange, pointer: string): TimeRange {
   const { interval, timezone } = range;
-  const first = Number(range.from / 1000n);
-  let start = first;
-  for (let i = 0; i < range.periods.length; i++) start = periodStart(start - 1, interval, timezone);
-  const length = Number(range.to / 1000n) - first;
-  const to = Math.min(first - 1, start + length);
+  const n = range.periods.length;
+  let start = Number(range.from / 1000n);
+  for (let i = 0; i < n; i++) start = periodStart(start - 1, interval, timezone);
+  let lastStart = start;
+  for (let i = 1; i < n; i++) lastStart = nextPeriod(lastStart, interval, timezone);
+  const end = Number(range.to / 1000n);
+  const lastEnd = nextPeriod(lastStart, interval, timezone) - 1;
+  let shifted: number;
+  // A range to the end of its last period (a month of 30 days) compares with whole periods (one of 31).
+  if (end + 1 === nextPeriod(periodStart(end, interval, timezone), interval, timezone)) shifted = lastEnd;
+  else if (interval === 'hour') shifted = end - n * HOUR_MS;
+  else {
+    const w = wallTime(end, timezone);
+    const days = interval === 'day' ? n : interval === 'week' ? 7 * n : 0;
+    shifted = zonedInstant(timezone, w.year, w.month - (interval === 'month' ? n : 0), w.day - days, w.hour, w.minute, w.second) + (end % 1000);
+  }
+  const to = Math.max(lastStart, Math.min(lastEnd, shifted));
   return { timezone, interval, from: toMicros(start), to: toMicros(to) + 999n, periods: periodsBetween(start, to, interval, timezone, pointer) };
+}
+
+/**
+ * `incompleteFrom` of an insight's answer: the label of the range's first period that has not
+ * ended at `now` (ms), when there is one. It and the periods after it are incomplete: counted
+ * so far, not a drop.
+ */
+export function incompleteFrom(range: TimeRange, now: number): { incompleteFrom?: string } {
+  const { interval, timezone, periods } = range;
+  if (Number(range.from / 1000n) > now) return periods.length > 0 ? { incompleteFrom: periods[0]!.label } : {};
+  const current = period(periodStart(now, interval, timezone), interval, timezone).label;
+  return periods.some((p) => p.label === current) ? { incompleteFrom: current } : {};
 }
 
 /** The range's bounds and time zone as bound parameters: `from` and `to` (DateTime64) and `tz`. */

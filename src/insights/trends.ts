@@ -4,8 +4,8 @@ import type { Row } from '../storage/storage';
 import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
 import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
-import type { TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
-import { bindRange, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
+import type { Interval, TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
+import { bindRange, incompleteFrom, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
 
 /**
  * Trends: per series and period, a count, the actors or an aggregate of a numeric property
@@ -13,8 +13,20 @@ import { bindRange, periodStartSql, previousRange, timeRange, wallTime, zonedIns
  * each grouped by breakdown value and period, with a total per breakdown value over the range.
  */
 
-/** The active-users maths: actors active in this many days ending with each period. */
-const ACTIVE_WINDOW_DAYS: Partial<Record<TrendMath, number>> = { dau: 1, wau: 7, mau: 30 };
+/** The active-users maths: distinct persons, over the period or over a rolling window of days. */
+const ACTIVE_MATHS = new Set<TrendMath>(['dau', 'wau', 'mau']);
+
+/**
+ * The rolling window of an active-users math on an interval, in days, as PostHog counts them:
+ * `wau` by day and `mau` by day or week are the persons of the 7 or 30 days ending with each
+ * period's last day; `dau`, and `wau` or `mau` on intervals as long as their window, the persons
+ * of the period itself (undefined).
+ */
+function activeWindowDays(math: TrendMath | undefined, interval: Interval): number | undefined {
+  if (math === 'wau' && interval === 'day') return 7;
+  if (math === 'mau' && (interval === 'day' || interval === 'week')) return 30;
+  return undefined;
+}
 
 const QUANTILES: Partial<Record<TrendMath, number>> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
 
@@ -23,7 +35,7 @@ type Compare = 'current' | 'previous';
 function aggregate(series: TrendSeries, index: number, context: CompileContext): string {
   const math = series.math ?? 'total';
   if (math === 'total') return 'count()';
-  if (math === 'persons' || ACTIVE_WINDOW_DAYS[math] !== undefined) return 'uniqExact(personId)';
+  if (math === 'persons' || ACTIVE_MATHS.has(math)) return 'uniqExact(personId)';
   if (math === 'groups') return "uniqExactIf(groupId, groupId != '')";
   if (series.property === undefined) {
     throw invalidInput(`the ${math} of a series needs a numeric property`, [{ pointer: `${context.pointer}/series/${index}/property`, detail: `must name the event property to take the ${math} of` }]);
@@ -62,7 +74,7 @@ interface Branch {
  */
 function branchRows({ series, matches, range }: Branch, from: string, breakdownValue: string, context: CompileContext): string {
   const { tz } = bindRange(range, context.params);
-  const days = ACTIVE_WINDOW_DAYS[series.math ?? 'total'];
+  const days = activeWindowDays(series.math, range.interval);
   if (days === undefined) return `SELECT *, ${breakdownValue} AS breakdownValue, ${periodStartSql('timestamp', range.interval, tz)} AS periodStart FROM ${from} WHERE ${inRange(range, context)} AND ${matches}`;
   const first = wallTime(Number(range.from / 1000n), range.timezone);
   const since = zonedInstant(range.timezone, first.year, first.month, first.day - (days - 1));
@@ -75,7 +87,7 @@ function branchSql(branch: Branch, from: string, breakdownValue: string, context
   const { series, index, matches, range, compare } = branch;
   const head = `SELECT ${index} AS series, '${compare}' AS compare`;
   const rows = branchRows(branch, from, breakdownValue, context);
-  if (ACTIVE_WINDOW_DAYS[series.math ?? 'total'] === undefined) {
+  if (activeWindowDays(series.math, range.interval) === undefined) {
     // Grouped by the period's start, named as `period` keys it only in the result: the totals' rows carry '' as their period.
     return `${head}, breakdownValue, if(grouping(periodStart) = 0, toString(periodStart), '') AS period, toFloat64(${aggregate(series, index, context)}) AS value
       FROM (${rows})
@@ -129,8 +141,8 @@ function trendsPlan(query: TrendsQuery, context: CompileContext) {
   const from = eventsWithBreakdown(query.breakdown, context);
 
   const branches: Branch[] = query.series.flatMap((series, index) => {
-    if (ACTIVE_WINDOW_DAYS[series.math ?? 'total'] !== undefined && interval === 'hour') {
-      throw invalidInput(`${series.math} counts active days: it needs an interval of a day or longer`, [{ pointer: `${context.pointer}/series/${index}/math`, detail: 'dau, wau and mau take the intervals day, week and month' }]);
+    if ((series.math === 'wau' || series.math === 'mau') && interval === 'hour') {
+      throw invalidInput(`${series.math} counts active days: it needs an interval of a day or longer`, [{ pointer: `${context.pointer}/series/${index}/math`, detail: 'wau and mau take the intervals day, week and month' }]);
     }
     const matches = `${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, `/series/${index}/filters`)} AND ${shared}`;
     return compares.map((compare) => ({ series, index, matches, range: ranges[compare], compare }));
@@ -156,9 +168,9 @@ export function trendsActors(body: TrendsActorsQuery, context: CompileContext): 
   const actor = onGroups ? 'groupId' : 'personId';
   const sql = `SELECT ${actor} AS actor, count() AS eventCount
 FROM (${branchRows(branch, from, breakdownValue, context)})
-WHERE ${ACTIVE_WINDOW_DAYS[branch.series.math ?? 'total'] === undefined ? 'toString(periodStart)' : 'period'} = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
+WHERE ${activeWindowDays(branch.series.math, branch.range.interval) === undefined ? 'toString(periodStart)' : 'period'} = ${context.params.bind(period.key, 'String')} AND ${breakdownCondition(query.breakdown, body.breakdownValue, context)}${onGroups ? " AND groupId != ''" : ''}
 GROUP BY actor`;
-  return { sql, key: actor, eventCount: true };
+  return { sql, key: actor, eventCount: true, countsEvents: (branch.series.math ?? 'total') === 'total' };
 }
 
 export function compileTrends(query: TrendsQuery, context: CompileContext): CompiledInsight {
@@ -196,7 +208,7 @@ export function compileTrends(query: TrendsQuery, context: CompileContext): Comp
             });
           }
         }
-        return { results };
+        return { results, ...incompleteFrom(ranges.current, context.now) };
       }
       query.series.forEach((series, index) => {
         for (const value of values) {
@@ -206,7 +218,7 @@ export function compileTrends(query: TrendsQuery, context: CompileContext): Comp
           }
         }
       });
-      return { results };
+      return { results, ...incompleteFrom(ranges.current, context.now) };
     },
   };
 }

@@ -174,11 +174,16 @@ describeInChromium('the insight builders in Chromium', () => {
       expect(await legendAt(i, periods, false)).toEqual([format(signup!.data[i]!), format(persons!.data[i]!)]);
     }
     await shots('trends');
+    // Today is not over: the line's last segment is drawn apart (dashed), the table's column marked.
+    expect((answer as { incompleteFrom?: string }).incompleteFrom).toBe(signup!.labels.at(-1));
+    expect(await page.$eval('.period-chart', (el) => el.getAttribute('data-incomplete-from'))).toBe(String(periods - 1));
 
     await press('Table', '.insight-output');
     await page.waitForSelector('.insight-table');
     const rows = await page.$$eval('.insight-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(rows).toEqual(answer.results.map((r) => [...r.data.map(format), format(r.total)]));
+    expect(await page.$$eval('.insight-table thead th.incomplete', (ths) => ths.length)).toBe(1);
+    expect(await page.$$eval('.insight-table tbody td.incomplete', (tds) => tds.length)).toBe(2);
     expect(await texts('.insight-table tbody th')).toEqual(['A · signup', 'B · $pageview']);
 
     await press('Number', '.insight-output');
@@ -357,6 +362,13 @@ describeInChromium('the insight builders in Chromium', () => {
     expect(await page.$eval(`.retention-table tr[data-cohort="${first.cohort}"] td.ret-heat`, (td) => td.textContent)).toBe('100%');
     await page.waitForSelector('.period-chart canvas');
     await shots('retention');
+    // Today is not over: each cohort's last cell (today's) is hatched, and the curve leaves them out:
+    // its last point, of the first cohort's day 6 (today), is none, not a drop to 0%.
+    const incomplete = await page.$$eval('.retention-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-count]')].map((td) => td.classList.contains('incomplete'))));
+    expect(incomplete).toEqual(answer.results.map((r) => r.values.map((_, k) => k === r.values.length - 1)));
+    const after = Math.max(...answer.results.map((r) => r.values.length));
+    expect((await legendAt(after - 1, after, false))[0]).toBe('—');
+    expect((await legendAt(0, after, false))[0]).toBe('100.0%');
 
     // A cell lists those of its cohort who came back: the 4 of day 1.
     await page.click(`.retention-table tr[data-cohort="${first.cohort}"] td[data-count]:nth-of-type(3) button`);

@@ -296,6 +296,20 @@ describeInChromium('the overview screen', () => {
     await page.select('.ov-period', '7d');
     await page.waitForFunction((from: string) => document.querySelector('.overview')?.dataset.loaded === `${from}/`, {}, `${day(7)}/${day(1)}`);
     await settled();
+    // The last 7 days end yesterday: every bucket is over.
+    expect(await page.$eval('.ov-chart .period-chart', (e: any) => e.dataset.incompleteFrom ?? null)).toBeNull();
+  });
+
+  test("today by the hour: the hour not over is drawn apart from where the Stats API's present_index says", async () => {
+    await page.select('.ov-period', 'today');
+    await page.waitForFunction(() => document.querySelector('.ov-chart .period-chart[data-incomplete-from]'), { timeout: 20_000 });
+    await settled();
+    const asked = requests.filter((r) => r.body?.dimensions?.[0] === 'time:hour').at(-1)!.body;
+    expect(asked.include).toEqual({ time_labels: true, partial_time_labels: true, present_index: true });
+    expect(await page.$eval('.ov-chart .period-chart', (e: any) => e.dataset.incompleteFrom)).toBe(String(new Date().getUTCHours()));
+    await moves.shot('overview-today');
+    await page.select('.ov-period', '7d');
+    await settled();
   });
 
   test('dark and phone size', async () => {

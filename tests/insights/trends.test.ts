@@ -49,6 +49,9 @@ function reference(events: readonly Sent[], series: Series, labels: string[], in
       case 'total':
         return list.length;
       case 'persons':
+      case 'dau':
+      case 'wau':
+      case 'mau':
         return new Set(list.map((e) => e.personId)).size;
       case 'groups':
         return new Set(list.map((e) => e.groupId).filter(Boolean)).size;
@@ -68,7 +71,8 @@ function reference(events: readonly Sent[], series: Series, labels: string[], in
         throw new Error(math);
     }
   };
-  const windowDays = { dau: 1, wau: 7, mau: 30 }[math as 'dau'];
+  // Rolling windows where the interval is shorter than the window (PostHog's rule); else the period's persons.
+  const windowDays = math === 'wau' && interval === 'day' ? 7 : math === 'mau' && interval !== 'month' ? 30 : undefined;
   if (windowDays) {
     const data = labels.map((label) => {
       const end = lastDay(label, interval);
@@ -94,11 +98,11 @@ describe('trends on a seeded random log', () => {
 
   const SERIES: Series[] = [
     { event: 'purchase' },
-    { event: '$pageview', math: 'persons' },
     { event: '$any', math: 'persons' },
     { event: 'purchase', math: 'groups' },
     { event: 'signup', math: 'dau' },
     { event: '$any', math: 'wau' },
+    { event: '$pageview', math: 'mau' },
     { event: 'purchase', math: 'sum', property: 'amount' },
     { event: 'purchase', math: 'avg', property: 'amount' },
     { event: 'invite', math: 'median', property: 'amount' },
@@ -106,7 +110,7 @@ describe('trends on a seeded random log', () => {
   ];
 
   for (const timezone of ['UTC', 'Europe/Paris', 'America/New_York']) {
-    for (const interval of ['day', 'week']) {
+    for (const interval of ['day', 'week', 'month']) {
       test(`every math, by ${interval} in ${timezone}`, async () => {
         const dateFrom = '2026-03-20';
         const dateTo = '2026-04-08';
@@ -135,6 +139,27 @@ describe('trends on a seeded random log', () => {
       });
     }
   }
+
+  test('compare in Paris across the change to summer time: the previous days and month counted plainly by local date', async () => {
+    const series = [{ event: '$any' }, { event: '$pageview', math: 'persons' }];
+    const timezone = 'Europe/Paris';
+    const cases = [
+      // 10 days after the change beside the 10 before, which hold the day of 23 hours.
+      { interval: 'day', dateFrom: '2026-03-30', dateTo: '2026-04-08', previous: Array.from({ length: 10 }, (_, i) => addDays('2026-03-20', i)) },
+      { interval: 'month', dateFrom: '2026-04-01', dateTo: '2026-04-30', previous: ['2026-03-01'] },
+    ];
+    for (const { interval, dateFrom, dateTo, previous } of cases) {
+      const { status, body } = await ctx.insight('trends', { series, dateFrom, dateTo, interval, timezone, compare: true });
+      expect(status).toBe(200);
+      const before = body.results.filter((r: any) => r.compare === 'previous');
+      series.forEach((s, i) => {
+        const inPeriod = (label: string) => events.filter((e) => matches(e, s.event) && periodOf(localDate(e.at, timezone), interval) === label);
+        const count = (list: Sent[]) => (s.math === 'persons' ? new Set(list.map((e) => e.personId)).size : list.length);
+        const all = previous.flatMap(inPeriod);
+        expect({ interval, series: i, labels: before[i].labels, data: before[i].data, total: before[i].total }).toEqual({ interval, series: i, labels: previous, data: previous.map((l) => count(inPeriod(l))), total: count(all) });
+      });
+    }
+  });
 
   test('a breakdown: the top values by events, the rest as $other', async () => {
     const series = [{ event: '$any', math: 'persons' }];
@@ -169,10 +194,10 @@ describe('trends on a seeded random log', () => {
     const checked = body.results.map(() => 0);
     for (const [i, result] of (body.results as Array<{ labels: string[]; data: number[] }>).entries()) {
       for (const j of [0, 6, 9, 19]) {
-        const behind = await actorsBehind(ctx, 'trends', { query, series: i, label: result.labels[j] });
-        // Events: the point counts events; a property's: the persons who did it (series 5's count).
-        const expected = i === 2 ? behind.events : i === 4 ? body.results[5].data[j] : result.data[j];
-        expect({ series: i, label: result.labels[j], count: i === 2 ? result.data[j] : behind.total }).toEqual({ series: i, label: result.labels[j], count: expected });
+        // Events: the point counts events, its total is theirs; a property's: the persons who did it (series 5's count).
+        const behind = await actorsBehind(ctx, 'trends', { query, series: i, label: result.labels[j] }, i === 2);
+        const expected = i === 4 ? body.results[5].data[j] : result.data[j];
+        expect({ series: i, label: result.labels[j], count: behind.total }).toEqual({ series: i, label: result.labels[j], count: expected });
         if (behind.total > 0) checked[i]++;
       }
     }
@@ -220,6 +245,10 @@ describe('trends, hand-made cases', () => {
   // The week before, for comparison: 2 purchases.
   events.push({ type: 'track', event: 'purchase', userId: 'early-1', timestamp: '2026-01-27T09:00:00Z' });
   events.push({ type: 'track', event: 'purchase', userId: 'early-2', timestamp: '2026-01-28T09:00:00Z' });
+  // Active persons in March 2026: p1 on the 2nd and the 18th, p2 on the 10th.
+  for (const [userId, at] of [['p1', '2026-03-02T10:00:00Z'], ['p2', '2026-03-10T10:00:00Z'], ['p1', '2026-03-18T10:00:00Z']] as const) events.push({ type: 'track', event: 'active-check', userId, timestamp: at });
+  // Around the change to summer time in Berlin (29 March 2026): the last hour of 22 March, 29 March, the last day of March.
+  for (const at of ['2026-03-22T22:30:00Z', '2026-03-29T12:00:00Z', '2026-03-31T10:00:00Z']) events.push({ type: 'track', event: 'dst-compare', userId: 'dst-buyer', timestamp: at });
 
   beforeAll(async () => {
     ctx = await serviceWith(resolvePersons(events));
@@ -248,6 +277,14 @@ describe('trends, hand-made cases', () => {
     expect(body.results[1].data).toEqual([5]);
   });
 
+  test("the persons behind a point of events: total is the point's count, the sum of their event counts", async () => {
+    const query = { series: [{ event: '$pageview' }], dateFrom: '2026-02-02', dateTo: '2026-02-02' };
+    const { body } = await ctx.actors('trends', { query, series: 0, label: '2026-02-02' });
+    expect(body).toEqual({ results: [{ personId: 'x', eventCount: 3 }], total: 3 });
+    const persons = await ctx.actors('trends', { query: { ...query, series: [{ event: '$pageview', math: 'persons' }] }, series: 0, label: '2026-02-02' });
+    expect(persons.body).toEqual({ results: [{ personId: 'x', eventCount: 3 }], total: 1 });
+  });
+
   test('a breakdown with a known top value, and $other', async () => {
     const { body } = await ctx.insight('trends', { series: [{ event: 'purchase' }], dateFrom: '2026-02-03', dateTo: '2026-02-03', breakdown: { property: 'plan', limit: 1 } });
     expect(body.results.map((r: any) => [r.breakdownValue, r.total])).toEqual([
@@ -271,6 +308,63 @@ describe('trends, hand-made cases', () => {
     ]);
   });
 
+  test('compare across the change to summer time: the previous days and month in calendar terms of the zone', async () => {
+    const series = [{ event: 'dst-compare' }];
+    const days = await ctx.insight('trends', { series, dateFrom: '2026-03-23', dateTo: '2026-03-29', timezone: 'Europe/Berlin', compare: true });
+    expect(days.status).toBe(200);
+    expect(days.body.results.map((r: any) => [r.compare, r.labels[0], r.labels[6], r.data, r.total])).toEqual([
+      ['current', '2026-03-23', '2026-03-29', [0, 0, 0, 0, 0, 0, 1], 1],
+      // 22 March 23:30 in Berlin: the last hour of a day of 24 hours, beside one of 23.
+      ['previous', '2026-03-16', '2026-03-22', [0, 0, 0, 0, 0, 0, 1], 1],
+    ]);
+    // April has 30 days, March 31: the previous month is the whole of March.
+    const months = await ctx.insight('trends', { series, dateFrom: '2026-04-01', dateTo: '2026-04-30', interval: 'month', timezone: 'Europe/Berlin', compare: true });
+    expect(months.body.results.map((r: any) => [r.compare, r.labels, r.data])).toEqual([
+      ['current', ['2026-04-01'], [0]],
+      ['previous', ['2026-03-01'], [3]],
+    ]);
+  });
+
+  test('dau is the persons of each period, by week and month; wau by week too; mau by week a rolling 30 days', async () => {
+    const series = ['dau', 'wau', 'mau'].map((math) => ({ event: 'active-check', math }));
+    const month = await ctx.insight('trends', { series, dateFrom: '2026-03-01', dateTo: '2026-03-19', interval: 'month' });
+    expect(month.status).toBe(200);
+    expect(month.body.results.map((r: any) => [r.labels, r.data, r.total])).toEqual([
+      [['2026-03-01'], [2], 2],
+      [['2026-03-01'], [2], 2],
+      [['2026-03-01'], [2], 2],
+    ]);
+    const weeks = await ctx.insight('trends', { series, dateFrom: '2026-03-02', dateTo: '2026-03-19', interval: 'week' });
+    expect(weeks.body.results.map((r: any) => r.data)).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+      [1, 2, 2],
+    ]);
+    const hours = await ctx.insight('trends', { series: [{ event: 'active-check', math: 'dau' }], dateFrom: '2026-03-18T09:00:00Z', dateTo: '2026-03-18T11:59:59Z', interval: 'hour' });
+    expect(hours.body.results[0].data).toEqual([0, 1, 0]);
+  });
+
+  test("the period holding now is incomplete: incompleteFrom in trends, retention, stickiness and lifecycle; absent for past ranges", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const series = [{ event: '$any' }];
+    const trends = await ctx.insight('trends', { series, dateFrom: '-2d', compare: true });
+    expect(trends.body.results.map((r: any) => r.labels.at(-1) === today)).toEqual([true, false]);
+    expect(trends.body.incompleteFrom).toBe(today);
+    // A dateTo after now: from the period holding now on.
+    const ahead = await ctx.insight('trends', { series, dateFrom: '-1d', dateTo: new Date(Date.now() + 2 * DAY).toISOString().slice(0, 10) });
+    expect(ahead.body.results[0].labels.indexOf(ahead.body.incompleteFrom)).toBe(1);
+    const retention = await ctx.insight('retention', { startEvent: { event: '$any' }, returnEvent: { event: '$any' }, periods: 3 });
+    expect(retention.body.incompleteFrom).toBe(today);
+    expect(retention.body.results.at(-1).cohort).toBe(today);
+    const stickiness = await ctx.insight('stickiness', { series, dateFrom: '-2d' });
+    expect(stickiness.body.incompleteFrom).toBe(today);
+    const lifecycle = await ctx.insight('lifecycle', { series, dateFrom: '-2d' });
+    expect(lifecycle.body.incompleteFrom).toBe(today);
+    const past = await ctx.insight('trends', { series, dateFrom: '2026-02-02', dateTo: '2026-02-08' });
+    expect(past.status).toBe(200);
+    expect('incompleteFrom' in past.body).toBe(false);
+  });
+
   test('a formula over two series', async () => {
     const { body } = await ctx.insight('trends', { series: [{ event: 'refund' }, { event: 'purchase' }], dateFrom: '2026-02-03', dateTo: '2026-02-03', formula: 'A / B * 100' });
     expect(body.results).toEqual([{ label: 'A / B * 100', labels: ['2026-02-03'], data: [12.5], total: 12.5 }]);
@@ -291,7 +385,7 @@ describe('trends, hand-made cases', () => {
       [{ series: [] }, '/series'],
       [{ series: [{ event: 'a' }], interval: 'year' }, '/interval'],
       [{ series: [{ event: 'a', math: 'sum' }] }, '/series/0/property'],
-      [{ series: [{ event: 'a', math: 'dau' }], interval: 'hour' }, '/series/0/math'],
+      [{ series: [{ event: 'a', math: 'wau' }], interval: 'hour' }, '/series/0/math'],
       [{ series: [{ event: 'a' }], interval: 'hour', dateFrom: '-1y' }, '/interval'],
       [{ series: [{ event: 'a' }], dateFrom: 'yesterday' }, '/dateFrom'],
       [{ series: [{ event: 'a' }], timezone: 'Mars/Olympus' }, '/timezone'],

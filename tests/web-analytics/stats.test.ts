@@ -327,3 +327,69 @@ describe('bad requests, answered with Plausible\'s error shape', () => {
     });
   }
 });
+
+describe('a range of date-times counts whole seconds, as Plausible does', () => {
+  const site = 'seconds.example';
+  let edge: CreatedWorkspace;
+  const page = (anonymousId: string, at: string) => ({ type: 'page', anonymousId, context: { page: { url: `https://${site}/`, path: '/' } }, timestamp: at });
+  beforeAll(async () => {
+    edge = await createWorkspace(svc, { name: uniqueName('stats-seconds'), siteDomains: [site] });
+    // In the range: its first second and its last (at .500); out: the next second.
+    await sendEvents(svc, [page('a', '2026-11-02T00:00:00.000Z'), page('b', '2026-11-02T23:59:59.500Z'), page('c', '2026-11-03T00:00:00.200Z')], edge.publicApiKey);
+  });
+  const range = ['2026-11-02T00:00:00+00:00', '2026-11-02T23:59:59+00:00'];
+
+  test('from stored visits: the event at 23:59:59.500 is in a range ending at 23:59:59', async () => {
+    const { status, body } = await query({ site_id: site, metrics: ['visitors', 'visits', 'pageviews'], date_range: range }, edge.privateApiKey);
+    expect(status).toBe(200);
+    expect(body.results[0].metrics).toEqual([2, 2, 2]);
+    expect(body.query.date_range).toEqual(range);
+  });
+
+  test('from events (a filter on event:name): the same', async () => {
+    const { status, body } = await query({ site_id: site, metrics: ['visitors', 'pageviews'], date_range: range, filters: [['is', 'event:name', ['pageview']]] }, edge.privateApiKey);
+    expect(status).toBe(200);
+    expect(body.results[0].metrics).toEqual([2, 2]);
+  });
+});
+
+describe('partial time labels, as Plausible marks them', () => {
+  const labelsOf = async (date_range: unknown, dimension: string) => {
+    const { status, body } = await query({ site_id: SITE, metrics: ['visitors'], date_range, dimensions: [dimension], include: { time_labels: true, partial_time_labels: true } });
+    expect({ status, error: body.error }).toEqual({ status: 200, error: undefined });
+    return [body.meta.time_labels, body.meta.partial_time_labels];
+  };
+
+  test('the first bucket when the range starts within it, the last when the range ends within it', async () => {
+    expect(await labelsOf(['2026-11-02T12:30:00+00:00', '2026-11-04T23:59:59+00:00'], 'time:day')).toEqual([['2026-11-02', '2026-11-03', '2026-11-04'], ['2026-11-02']]);
+    expect(await labelsOf(['2026-11-02T00:00:00+00:00', '2026-11-04T12:00:00+00:00'], 'time:day')).toEqual([['2026-11-02', '2026-11-03', '2026-11-04'], ['2026-11-04']]);
+    // Weeks from Wednesday the 4th to Friday the 20th: the first and last are cut.
+    expect(await labelsOf(['2026-11-04', '2026-11-20'], 'time:week')).toEqual([['2026-11-04', '2026-11-09', '2026-11-16'], ['2026-11-04', '2026-11-16']]);
+    expect(await labelsOf(['2026-10-05', '2026-11-01'], 'time:week')).toEqual([['2026-10-05', '2026-10-12', '2026-10-19', '2026-10-26'], []]);
+  });
+
+  test('the bucket not over now: this month; none for the last 7 whole days', async () => {
+    const [month, partialMonth] = await labelsOf('month', 'time:day');
+    expect(partialMonth).toEqual([month.at(-1)]);
+    const [, partial7d] = await labelsOf('7d', 'time:day');
+    expect(partial7d).toEqual([]);
+    const [byMonth, partialByMonth] = await labelsOf('month', 'time:month');
+    expect({ byMonth, partialByMonth }).toEqual({ byMonth: [`${new Date().toISOString().slice(0, 7)}-01`], partialByMonth: byMonth });
+  });
+
+  test("present_index: the index of now's bucket, or null when the range does not hold it", async () => {
+    const present = async (date_range: unknown, dimension: string) => {
+      const { body } = await query({ site_id: SITE, metrics: ['visitors'], date_range, dimensions: [dimension], include: { time_labels: true, present_index: true } });
+      return body.meta.present_index === null ? null : body.meta.time_labels[body.meta.present_index];
+    };
+    const now = new Date();
+    expect(await present('month', 'time:day')).toBe(now.toISOString().slice(0, 10));
+    expect(await present('day', 'time:hour')).toBe(`${now.toISOString().slice(0, 13).replace('T', ' ')}:00:00`);
+    expect(await present('7d', 'time:day')).toBeNull();
+  });
+
+  test('partial_time_labels needs a time dimension', async () => {
+    const { status, body } = await query({ site_id: SITE, metrics: ['visitors'], date_range: '7d', include: { partial_time_labels: true } });
+    expect({ status, body }).toEqual({ status: 400, body: { error: 'Invalid include.partial_time_labels: requires a time dimension.' } });
+  });
+});

@@ -38,8 +38,8 @@ interface NamedRange extends Range {
 
 /** Whole UTC days, first to last. */
 const days = (name: string, first: number, last: number): NamedRange => ({ name, from: first, to: last + DAY - 1, dateRange: [date(first), date(last)] });
-/** Exact instants (whole seconds), both included. */
-const instants = (name: string, from: number, to: number): NamedRange => ({ name, from, to, dateRange: [instant(from), instant(to)] });
+/** Exact instants (whole seconds), both included: the last to the end of its second. */
+const instants = (name: string, from: number, to: number): NamedRange => ({ name, from, to: to + 999, dateRange: [instant(from), instant(to)] });
 
 const ALL = days('every day', FROM, TODAY - DAY);
 /** Visits across midnight are cut at both ends. */

@@ -6,7 +6,8 @@ import { h } from '../dom';
  * A chart of values per period (the insights' trends, stickiness, lifecycle and the retention
  * curve) with uPlot: lines, areas, grouped bars, or stacked bars (negative values stacked below
  * the axis). The x axis is the periods in order (their labels as given), so a comparison period
- * with labels of its own is drawn over the same places. Value axes start at zero.
+ * with labels of its own is drawn over the same places. Value axes start at zero. Periods not over
+ * yet (`incompleteFrom`) are drawn apart: a line's segment into them dashed, their bars faint.
  */
 export const PALETTE = ['#4f7df3', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16'];
 
@@ -16,6 +17,8 @@ export interface PeriodSeries {
   colour: string;
   /** Drawn dashed (a comparison period). */
   dashed?: boolean;
+  /** The index of its first period not over (today's): counted so far, drawn apart. */
+  incompleteFrom?: number;
 }
 
 export type PeriodChartMode = 'line' | 'area' | 'bar' | 'stacked';
@@ -91,21 +94,35 @@ export function periodChart(options: PeriodChartOptions): HTMLElement {
   const text = cssVar('--muted', '#888');
   const grid = { stroke: 'rgba(128,128,128,0.16)', width: 1 };
 
+  // A line's periods not over are a dashed tail of their own, from its last whole point, after the
+  // series (without legend rows): the series' own line stops at that point.
+  const cut = (s: PeriodSeries) => (!bars && s.incompleteFrom !== undefined && s.incompleteFrom < s.values.length ? s.incompleteFrom : undefined);
+  const tails = series.filter((s) => cut(s) !== undefined);
+  const shown = (value: number | null | undefined) => (value === null || value === undefined ? '—' : format(value));
   const uSeries: uPlot.Series[] = [
     { label: options.xName ?? 'Period', value: (_u, v) => (v === null || v === undefined ? '—' : (labels[v] ?? '')) },
     ...series.map((s, si): uPlot.Series => {
-      const common = { label: s.label, stroke: s.colour, value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? '—' : format(v)), dash: s.dashed ? [6, 4] : undefined };
+      const common = { label: s.label, stroke: s.colour, value: (_u: uPlot, _v: number | null, _s: number, i: number | null) => shown(i === null ? null : s.values[i]), dash: s.dashed ? [6, 4] : undefined };
       if (!bars) {
         return { ...common, width: 2, fill: mode === 'area' ? `${s.colour}33` : undefined, points: { show: n <= 40, size: 5 } };
       }
-      const disp =
-        mode === 'stacked'
+      const fill = s.dashed ? `${s.colour}40` : `${s.colour}d9`;
+      const disp: uPlot.Series.BarsPathBuilderDisplay = {
+        ...(mode === 'stacked'
           ? { y0: facet(() => stacked[si]!.y0), y1: facet(() => stacked[si]!.y1), x0: facet(() => xs.map((x) => x - width / 2)), size: facet(() => xs.map(() => width)) }
-          : { x0: facet(() => xs.map((x) => x - group / 2 + si * width)), size: facet(() => xs.map(() => width * 0.92)) };
-      return { ...common, width: s.dashed ? 1.5 : 0, fill: s.dashed ? `${s.colour}40` : `${s.colour}d9`, paths: uPlot.paths.bars!({ disp }), points: { show: false } };
+          : { x0: facet(() => xs.map((x) => x - group / 2 + si * width)), size: facet(() => xs.map(() => width * 0.92)) }),
+        // Bars of periods not over are faint.
+        ...(s.incompleteFrom === undefined ? {} : { fill: { unit: 3, values: () => xs.map((x) => (x >= s.incompleteFrom! ? `${s.colour}4d` : fill)) } }),
+      };
+      return { ...common, width: s.dashed ? 1.5 : 0, fill, paths: uPlot.paths.bars!({ disp }), points: { show: false } };
     }),
+    ...tails.map((s): uPlot.Series => ({ label: `${s.label} (not over)`, stroke: s.colour, width: 2, dash: [4, 4], fill: mode === 'area' ? `${s.colour}1a` : undefined, points: { show: n <= 40, size: 5, fill: 'transparent' } })),
   ];
-  const data = [xs, ...series.map((s) => s.values.map((v) => v ?? null))] as uPlot.AlignedData;
+  const data = [
+    xs,
+    ...series.map((s) => s.values.map((v, i) => (cut(s) !== undefined && i >= cut(s)! ? null : (v ?? null)))),
+    ...tails.map((s) => s.values.map((v, i) => (i >= cut(s)! - 1 ? (v ?? null) : null))),
+  ] as uPlot.AlignedData;
   const uOptions: uPlot.Options = {
     width: 600,
     height,
@@ -138,7 +155,12 @@ export function periodChart(options: PeriodChartOptions): HTMLElement {
   };
 
   let chart: uPlot | undefined;
-  if (options.onPick) uOptions.hooks = { ready: [(u) => pickable(u, mode, series.length, group, width, stacked, options.onPick!)] };
+  const ready: Array<(u: uPlot) => void> = [];
+  // The tails' legend rows go: the series' own rows read every period's value, today's too.
+  if (tails.length > 0) ready.push((u) => u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => i > series.length && row.remove()));
+  if (options.onPick) ready.push((u) => pickable(u, mode, series, group, width, stacked, options.onPick!));
+  if (ready.length > 0) uOptions.hooks = { ready };
+  if (series.some((s) => s.incompleteFrom !== undefined && s.incompleteFrom < n)) box.dataset.incompleteFrom = String(Math.min(...series.map((s) => s.incompleteFrom ?? n)));
   const observer = new ResizeObserver(([entry]) => {
     if (!box.isConnected && chart) {
       observer.disconnect();
@@ -155,7 +177,8 @@ export function periodChart(options: PeriodChartOptions): HTMLElement {
 }
 
 /** The series at the cursor: the bar under it, else the nearest line to it. */
-function seriesAt(u: uPlot, mode: PeriodChartMode, count: number, group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, index: number): number {
+function seriesAt(u: uPlot, mode: PeriodChartMode, series: readonly PeriodSeries[], group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, index: number): number {
+  const count = series.length;
   if (mode === 'bar') return Math.min(count - 1, Math.max(0, Math.floor((u.posToVal(u.cursor.left!, 'x') - index + group / 2) / width)));
   const y = u.posToVal(u.cursor.top!, 'y');
   if (mode === 'stacked') {
@@ -163,16 +186,17 @@ function seriesAt(u: uPlot, mode: PeriodChartMode, count: number, group: number,
     if (hit >= 0) return hit;
   }
   let best = 0;
-  for (let s = 1; s <= count; s++) {
-    const v = (u.data[s]![index] as number | null) ?? 0;
-    const b = (u.data[best + 1]![index] as number | null) ?? 0;
-    if (Math.abs(v - y) < Math.abs(b - y)) best = s - 1;
+  for (let s = 1; s < count; s++) {
+    const v = series[s]!.values[index] ?? 0;
+    const b = series[best]!.values[index] ?? 0;
+    if (Math.abs(v - y) < Math.abs(b - y)) best = s;
   }
   return best;
 }
 
 /** Clicks and keys on the plot pick a point; the focused series is the keyboard's. */
-function pickable(u: uPlot, mode: PeriodChartMode, count: number, group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, pick: (series: number, index: number) => void): void {
+function pickable(u: uPlot, mode: PeriodChartMode, all: readonly PeriodSeries[], group: number, width: number, stacked: ReadonlyArray<{ y0: number[]; y1: number[] }>, pick: (series: number, index: number) => void): void {
+  const count = all.length;
   const over = u.over;
   over.tabIndex = 0;
   over.setAttribute('role', 'button');
@@ -183,7 +207,7 @@ function pickable(u: uPlot, mode: PeriodChartMode, count: number, group: number,
   over.addEventListener('click', () => {
     const at = u.cursor.idx;
     if (at === null || at === undefined) return;
-    pick(seriesAt(u, mode, count, group, width, stacked, at), at);
+    pick(seriesAt(u, mode, all, group, width, stacked, at), at);
   });
   over.addEventListener('keydown', (e) => {
     const n = u.data[0].length;
@@ -192,7 +216,7 @@ function pickable(u: uPlot, mode: PeriodChartMode, count: number, group: number,
     else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') series = Math.min(count - 1, Math.max(0, series + (e.key === 'ArrowUp' ? -1 : 1)));
     else return;
     e.preventDefault();
-    const value = (u.data[series + 1]![index] as number | null) ?? 0;
+    const value = all[series]!.values[index] ?? 0;
     u.setCursor({ left: u.valToPos(index, 'x'), top: u.valToPos(value, 'y') });
   });
 }

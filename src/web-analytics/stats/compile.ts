@@ -3,6 +3,7 @@ import { SqlParams } from '../../sql-params';
 import { toEngineDateTime } from '../../timestamps';
 import { localDate, wallTime, zonedInstant } from '../../insights/time-range';
 import { isoWithOffset, resolveDateRange, type ResolvedRange } from './date-range';
+import { partialTimeLabels, presentIndex } from './partial-labels';
 import { inspect, StatsQueryError } from './errors';
 import {
   EVENT_DIMENSIONS,
@@ -311,7 +312,7 @@ interface Checked {
   dimensions: string[];
   filters: unknown[];
   orderBy: Array<[string, 'asc' | 'desc']> | undefined;
-  include: { imports?: boolean; time_labels?: boolean; total_rows?: boolean };
+  include: { imports?: boolean; time_labels?: boolean; partial_time_labels?: boolean; present_index?: boolean; total_rows?: boolean };
   pagination: { limit: number; offset: number } | undefined;
   dateRange: unknown;
 }
@@ -349,7 +350,7 @@ function checkShape(body: unknown): Checked {
   const include = q.include ?? {};
   if (include === null || typeof include !== 'object' || Array.isArray(include)) throw new StatsQueryError(`#/include: Type mismatch. Expected Object but got ${typeName(include)}.`);
   for (const [key, value] of Object.entries(include)) {
-    if (!['imports', 'time_labels', 'total_rows'].includes(key)) throw new StatsQueryError(`#/include/${key}: Schema does not allow additional properties.`);
+    if (!['imports', 'time_labels', 'partial_time_labels', 'present_index', 'total_rows'].includes(key)) throw new StatsQueryError(`#/include/${key}: Schema does not allow additional properties.`);
     if (typeof value !== 'boolean') throw new StatsQueryError(`#/include/${key}: Type mismatch. Expected Boolean but got ${typeName(value)}.`);
   }
   let pagination: Checked['pagination'];
@@ -447,7 +448,9 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
     throw new StatsQueryError(`Session metric(s) \`${sessionMetrics.join(', ')}\` cannot be queried along with event dimensions.`);
   }
   if (q.include.time_labels && timeBuckets.size === 0) throw new StatsQueryError('Invalid include.time_labels: requires a time dimension.');
-  const labels = q.include.time_labels ? timeLabels(range, [...timeBuckets.values()][0]!) : undefined;
+  for (const key of ['partial_time_labels', 'present_index'] as const) if (q.include[key] && timeBuckets.size === 0) throw new StatsQueryError(`Invalid include.${key}: requires a time dimension.`);
+  const bucket = [...timeBuckets.values()][0];
+  const allLabels = bucket && (q.include.time_labels || q.include.partial_time_labels || q.include.present_index) ? timeLabels(range, bucket) : undefined;
 
   // The statement.
   const timeout = params.bind(context.sessionTimeoutMinutes * 60_000_000, 'Int64');
@@ -565,7 +568,9 @@ LIMIT ${limit} OFFSET ${offset}`;
         meta.imports_skip_reason = 'no_imported_data';
         meta.imports_warning = 'Imported stats are not included: this service holds no imported data.';
       }
-      if (labels) meta.time_labels = labels;
+      if (q.include.time_labels) meta.time_labels = allLabels;
+      if (q.include.partial_time_labels) meta.partial_time_labels = partialTimeLabels(allLabels!, range, bucket!, context.now);
+      if (q.include.present_index) meta.present_index = presentIndex(allLabels!, range, bucket!, context.now);
       if (q.include.total_rows) meta.total_rows = rowsOut.length > 0 ? Number(rowsOut[0]!.total_rows) : 0;
       return {
         results: rowsOut.map((row) => ({

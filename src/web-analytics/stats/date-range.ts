@@ -7,7 +7,8 @@ import { inspect, StatsQueryError } from './errors';
  * (lib/plausible/stats/query_period.ex): `day` is today up to now, `24h` the last 24 hours, `7d`,
  * `28d`, `30d` and `91d` that many whole days ending yesterday, `month` and `year` the whole
  * current month or year, `6mo` and `12mo` that many whole months ending last month, `all` from the
- * first event's day to today, and a pair of ISO dates (whole days) or date-times with offsets.
+ * first event's day to today, and a pair of ISO dates (whole days) or date-times with offsets
+ * (whole seconds).
  */
 
 export const DATE_RANGE_SHORTCUTS = ['day', '24h', '7d', '28d', '30d', '91d', 'month', '6mo', '12mo', 'year', 'all'] as const;
@@ -89,7 +90,9 @@ export function resolveDateRange(input: unknown, timezone: string, now: number, 
     if (DATE_TIME_WITH_OFFSET.test(a) && DATE_TIME_WITH_OFFSET.test(b)) {
       const from = parseIsoDateTime(a);
       const to = parseIsoDateTime(b);
-      if (from !== undefined && to !== undefined && to >= from) return { from: Number(from / 1000n), to: Number(to / 1000n), timezone, wholeDays: false };
+      // Plausible stores whole seconds: its range takes both ends to theirs, the end inclusive to
+      // the end of its second (an event at 23:59:59.500 is in a range ending at 23:59:59).
+      if (from !== undefined && to !== undefined && to >= from) return { from: Number(from / 1_000_000n) * 1000, to: Number(to / 1_000_000n) * 1000 + 999, timezone, wholeDays: false };
     }
     throw new StatsQueryError(`Invalid date_range ${quoted(input)}.`);
   }

@@ -55,7 +55,7 @@ export const StatsQuery = t.Object(
     dimensions: t.Optional(t.Array(t.String(), { description: 'Event, visit and time dimensions to group by (docs/api/stats.md lists them).' })),
     filters: t.Optional(t.Array(Filter)),
     order_by: t.Optional(t.Array(t.Array(t.String(), { minItems: 2, maxItems: 2 }), { description: 'Pairs of a queried metric or dimension and `asc` or `desc`.' })),
-    include: t.Optional(t.Object({ imports: t.Optional(t.Boolean()), time_labels: t.Optional(t.Boolean()), total_rows: t.Optional(t.Boolean()) })),
+    include: t.Optional(t.Object({ imports: t.Optional(t.Boolean()), time_labels: t.Optional(t.Boolean()), partial_time_labels: t.Optional(t.Boolean()), present_index: t.Optional(t.Boolean()), total_rows: t.Optional(t.Boolean()) })),
     pagination: t.Optional(t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_LIMIT })), offset: t.Optional(t.Integer({ minimum: 0 })) })),
   },
   {
@@ -68,6 +68,8 @@ export const StatsAnswer = t.Object({
   results: t.Array(t.Object({ metrics: t.Array(t.Number()), dimensions: t.Array(t.String()) })),
   meta: t.Object({
     time_labels: t.Optional(t.Array(t.String())),
+    partial_time_labels: t.Optional(t.Array(t.String(), { description: 'Of the time labels, those whose bucket the range or now cuts: the first when the range starts within it, the last when it is not over (today).' })),
+    present_index: t.Optional(t.Union([t.Integer(), t.Null()], { description: 'The index of the time label of the bucket holding now, or null.' })),
     total_rows: t.Optional(t.Integer()),
     imports_included: t.Optional(t.Boolean()),
     imports_skip_reason: t.Optional(t.String()),

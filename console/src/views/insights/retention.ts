@@ -5,7 +5,7 @@ import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventMatch, field, filterList, numberInput, section, select, timezoneField } from './fields';
 import { formatNumber, formatPercent, periodTick } from './format';
 import type { KindSpec } from './spec';
-import type { RetentionQuery, RetentionRow } from './types';
+import { incompleteIndex, type RetentionQuery, type RetentionRow } from './types';
 
 const PERIOD_NAMES = { day: 'Day', week: 'Week', month: 'Month' } as const;
 
@@ -16,10 +16,19 @@ function groups(rows: readonly RetentionRow[]): Array<[string | undefined, Reten
   return [...map];
 }
 
-/** Of the cohorts that have reached period k, the share that came back in it (weighted by size). */
-export function retentionCurve(rows: readonly RetentionRow[], periods: number): Array<number | null> {
+/**
+ * Whether cohort `i`'s value `k` is of a period not over (`cut`: the index of the first such
+ * cohort; cohort i's value k is of the period i + k).
+ */
+const notOver = (i: number, k: number, cut: number | undefined) => cut !== undefined && i + k >= cut;
+
+/**
+ * Of the cohorts that have reached period k (and whose period k is over: today's counts so far
+ * would drag the curve down), the share that came back in it, weighted by size.
+ */
+export function retentionCurve(rows: readonly RetentionRow[], periods: number, cut?: number): Array<number | null> {
   return Array.from({ length: periods }, (_, k) => {
-    const reached = rows.filter((r) => r.values.length > k && r.size > 0);
+    const reached = rows.filter((r, i) => r.values.length > k && r.size > 0 && !notOver(i, k, cut));
     const size = reached.reduce((s, r) => s + r.size, 0);
     return size === 0 ? null : (reached.reduce((s, r) => s + r.values[k]!, 0) / size) * 100;
   });
@@ -34,7 +43,7 @@ function cellButton(r: RetentionRow, k: number, text: string, query: RetentionQu
   return button;
 }
 
-function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods: number): HTMLElement {
+function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods: number, cut: number | undefined): HTMLElement {
   const name = PERIOD_NAMES[query.period ?? 'day'];
   return h(
     'div',
@@ -46,7 +55,7 @@ function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods
       h(
         'tbody',
         {},
-        ...rows.map((r) =>
+        ...rows.map((r, i) =>
           h(
             'tr',
             { 'data-cohort': r.cohort },
@@ -56,7 +65,10 @@ function heatTable(rows: readonly RetentionRow[], query: RetentionQuery, periods
               if (k >= r.values.length) return h('td', { class: 'empty' });
               const share = r.size === 0 ? 0 : r.values[k]! / r.size;
               const text = r.size === 0 ? '—' : formatPercent(share);
-              const cell = h('td', { class: `num ret-heat${share >= 0.5 ? ' hot' : ''}`, title: `${formatNumber(r.values[k]!)} of ${formatNumber(r.size)}`, 'data-count': r.values[k]! }, r.size === 0 ? text : cellButton(r, k, text, query));
+              // A cell of a period not over is hatched: counted so far, not a drop.
+              const open = notOver(i, k, cut);
+              const title = `${formatNumber(r.values[k]!)} of ${formatNumber(r.size)}${open ? ' so far: the period is not over' : ''}`;
+              const cell = h('td', { class: `num ret-heat${share >= 0.5 ? ' hot' : ''}${open ? ' incomplete' : ''}`, title, 'data-count': r.values[k]! }, r.size === 0 ? text : cellButton(r, k, text, query));
               if (r.size > 0) cell.style.backgroundColor = `color-mix(in srgb, var(--heat) ${Math.round(8 + share * 92)}%, var(--surface))`;
               return cell;
             }),
@@ -106,11 +118,12 @@ export const retention: KindSpec<'retention'> = {
     const periods = Math.max(...rows.map((r) => r.values.length));
     const name = PERIOD_NAMES[query.period ?? 'day'];
     const byBreakdown = groups(rows);
+    const cutOf = (rs: readonly RetentionRow[]) => incompleteIndex(rs.map((r) => r.cohort), answer.incompleteFrom);
     const curve = periodChart({
       labels: Array.from({ length: periods }, (_, k) => `${name} ${k}`),
       series: byBreakdown.map(([value, rs], i) => ({
         label: value === undefined ? 'Retained' : value === '' ? '(none)' : value,
-        values: retentionCurve(rs, periods),
+        values: retentionCurve(rs, periods, cutOf(rs)),
         colour: PALETTE[i % PALETTE.length]!,
       })),
       mode: 'line',
@@ -123,7 +136,7 @@ export const retention: KindSpec<'retention'> = {
     return h(
       'div',
       { class: 'insight-output' },
-      ...byBreakdown.map(([value, rs]) => h('section', { class: 'retention-group', 'data-breakdown': value ?? '' }, value === undefined ? null : h('h3', {}, value === '' ? '(none)' : value), heatTable(rs, query, periods))),
+      ...byBreakdown.map(([value, rs]) => h('section', { class: 'retention-group', 'data-breakdown': value ?? '' }, value === undefined ? null : h('h3', {}, value === '' ? '(none)' : value), heatTable(rs, query, periods, cutOf(rs)))),
       h('h3', {}, 'Retention curve'),
       curve,
     );

@@ -5,6 +5,7 @@ import { showActors } from './actors';
 import { aggregateField, dateRange, filterList, intervalField, letter, section, seriesList, timezoneField } from './fields';
 import { periodTick } from './format';
 import type { KindSpec } from './spec';
+import { incompleteIndex } from './types';
 
 export const stickiness: KindSpec<'stickiness'> = {
   kind: 'stickiness',
@@ -61,7 +62,7 @@ export const lifecycle: KindSpec<'lifecycle'> = {
       { class: 'insight-output' },
       periodChart({
         labels: results[0]!.labels,
-        series: results.map((r) => ({ label: r.label, values: r.data, colour: LIFECYCLE_COLOURS[r.label] })),
+        series: results.map((r) => ({ label: r.label, values: r.data, colour: LIFECYCLE_COLOURS[r.label], incompleteFrom: incompleteIndex(r.labels, answer.incompleteFrom) })),
         mode: 'stacked',
         title: 'Lifecycle: new, returning and resurrecting above the axis, dormant below, per period',
         tick: (l) => periodTick(l, query.interval),

@@ -5,7 +5,7 @@ import { showActors } from './actors';
 import { breakdownField, dateRange, field, filterList, intervalField, letter, section, seriesList, textInput, timezoneField } from './fields';
 import { formatNumber, periodTick, swatch } from './format';
 import type { KindSpec } from './spec';
-import { TREND_CHARTS, type TrendChart, type TrendResult, type TrendsQuery } from './types';
+import { incompleteIndex, TREND_CHARTS, type TrendChart, type TrendResult, type TrendsQuery } from './types';
 
 const CHART_LABELS: Record<TrendChart, string> = { line: 'Line', bar: 'Bar', stacked: 'Stacked', area: 'Area', number: 'Number', table: 'Table' };
 
@@ -62,20 +62,22 @@ function numbers(results: readonly TrendResult[], palette: string[]): HTMLElemen
   );
 }
 
-function table(results: readonly TrendResult[], query: TrendsQuery): HTMLElement {
+function table(results: readonly TrendResult[], query: TrendsQuery, incompleteFrom: string | undefined): HTMLElement {
   const labels = results.find((r) => r.compare !== 'previous')?.labels ?? results[0]?.labels ?? [];
+  const cut = incompleteIndex(labels, incompleteFrom) ?? labels.length;
+  const notOver = (i: number) => (i >= cut ? { class: 'num incomplete', title: `${labels[i]}: not over, counted so far` } : null);
   return h(
     'div',
     { class: 'table-scroll' },
     h(
       'table',
       { class: 'data-table insight-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Series'), ...labels.map((l) => h('th', { scope: 'col', class: 'num' }, periodTick(l, query.interval))), h('th', { scope: 'col', class: 'num' }, 'Total'))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Series'), ...labels.map((l, i) => h('th', { scope: 'col', class: 'num', ...notOver(i) }, periodTick(l, query.interval))), h('th', { scope: 'col', class: 'num' }, 'Total'))),
       h(
         'tbody',
         {},
         ...results.map((r) =>
-          h('tr', { 'data-series': resultName(r) }, h('th', { scope: 'row' }, resultName(r)), ...r.data.map((v, i) => h('td', { class: 'num', title: r.labels[i] ?? '' }, formatNumber(v))), h('td', { class: 'num total' }, formatNumber(r.total))),
+          h('tr', { 'data-series': resultName(r) }, h('th', { scope: 'row' }, resultName(r)), ...r.data.map((v, i) => h('td', { class: 'num', title: r.labels[i] ?? '', ...(r.compare === 'previous' ? null : notOver(i)) }, formatNumber(v))), h('td', { class: 'num total' }, formatNumber(r.total))),
         ),
       ),
     ),
@@ -113,11 +115,12 @@ export const trends: KindSpec<'trends'> = {
     const palette = colours(results);
     let body: HTMLElement;
     if (chart === 'number') body = numbers(results, palette);
-    else if (chart === 'table') body = table(results, query);
+    else if (chart === 'table') body = table(results, query, answer.incompleteFrom);
     else {
       const shown = results.map((r, i) => [r, i] as const).filter(([r]) => chart !== 'stacked' || r.compare !== 'previous');
       const labels = shown.find(([r]) => r.compare !== 'previous')?.[0].labels ?? results[0]!.labels;
-      const series: PeriodSeries[] = shown.map(([r, i]) => ({ label: resultName(r), values: r.data, colour: palette[i]!, dashed: r.compare === 'previous' }));
+      // The current range's period not over (today's) is drawn apart; a previous range's are over.
+      const series: PeriodSeries[] = shown.map(([r, i]) => ({ label: resultName(r), values: r.data, colour: palette[i]!, dashed: r.compare === 'previous', incompleteFrom: r.compare === 'previous' ? undefined : incompleteIndex(r.labels, answer.incompleteFrom) }));
       // A formula's points are not persons; a previous period's are not asked for.
       const onPick = query.formula
         ? undefined

@@ -148,13 +148,24 @@ export interface LifecycleResult {
   data: number[];
 }
 
+/** The label of the first period not over when asked (docs/api/insights.md#incomplete-periods). */
+interface Incomplete {
+  incompleteFrom?: string;
+}
+
 export interface AnswerOf {
-  trends: { results: TrendResult[] };
+  trends: { results: TrendResult[] } & Incomplete;
   funnels: { results: FunnelResult[] };
-  retention: { results: RetentionRow[] };
+  retention: { results: RetentionRow[] } & Incomplete;
   paths: { results: PathEdge[] };
-  stickiness: { results: StickinessResult[] };
-  lifecycle: { results: LifecycleResult[] };
+  stickiness: { results: StickinessResult[] } & Incomplete;
+  lifecycle: { results: LifecycleResult[] } & Incomplete;
+}
+
+/** The index of `incompleteFrom` in `labels`, when it is one of them. */
+export function incompleteIndex(labels: readonly string[], incompleteFrom: string | undefined): number | undefined {
+  const i = incompleteFrom === undefined ? -1 : labels.indexOf(incompleteFrom);
+  return i < 0 ? undefined : i;
 }
 
 /** How a trend is drawn (kept in the URL and in a saved insight's `display`). */

@@ -1,5 +1,5 @@
 import { h } from '../../dom';
-import { periodChart } from '../../ui/period-chart';
+import { periodChart, type PeriodSeries } from '../../ui/period-chart';
 import { METRIC_LABELS, metricValue } from './format';
 import type { Metric, StatsAnswer } from './query';
 import { bucketKey, bucketLabel, bucketsOf, type Range } from './period';
@@ -15,14 +15,30 @@ export function seriesOf(answer: StatsAnswer, range: Range): number[] {
 }
 
 /**
- * The chosen metric over time, with the previous period dashed behind it (its buckets laid over
- * the same places: the first day over the first day).
+ * The index of the range's first bucket not over, as the API marks it (Plausible's
+ * `present_index`, else a last bucket in `partial_time_labels`): drawn apart, not as a drop.
  */
-export function overviewChart(metric: Metric, range: Range, current: number[], previous: number[] | undefined): HTMLElement {
+export function notOverFrom(answer: StatsAnswer, range: Range): number | undefined {
+  const labels = answer.meta?.time_labels ?? [];
+  const present = answer.meta?.present_index;
+  const last = labels.at(-1);
+  const label = typeof present === 'number' ? labels[present] : last !== undefined && answer.meta?.partial_time_labels?.includes(last) ? last : undefined;
+  const index = label === undefined ? -1 : bucketsOf(range).indexOf(bucketKey(label, range.interval));
+  return index < 0 ? undefined : index;
+}
+
+/**
+ * The chosen metric over time, with the previous period dashed behind it (its buckets laid over
+ * the same places: the first day over the first day), and the bucket not over (the current hour or
+ * day) drawn apart: a dashed last segment into it.
+ */
+export function overviewChart(metric: Metric, range: Range, current: number[], previous: number[] | undefined, incompleteFrom?: number): HTMLElement {
   const keys = bucketsOf(range);
   const labels = keys.map((k) => bucketLabel(k, range.interval));
-  const series = [{ label: METRIC_LABELS[metric], values: current, colour: '#4f7df3' }];
-  if (previous) series.push({ label: 'Previous period', values: keys.map((_, i) => previous[i] ?? null) as number[], colour: '#9aa3b2', dashed: true } as (typeof series)[number]);
+  // Buckets after the one not over are still to come: not drawn, as Plausible's graph stops at now.
+  const values = current.map((v, i) => (incompleteFrom !== undefined && i > incompleteFrom ? null : v));
+  const series: PeriodSeries[] = [{ label: METRIC_LABELS[metric], values, colour: '#4f7df3', incompleteFrom }];
+  if (previous) series.push({ label: 'Previous period', values: keys.map((_, i) => previous[i] ?? null), colour: '#9aa3b2', dashed: true });
   const chart = periodChart({
     labels,
     series,

@@ -4,7 +4,7 @@ import { h } from '../../dom';
 import type { KeyIdentity } from '../../types';
 import { currentRoute, replaceHash } from '../../ui/hash';
 import { notice } from '../../ui/notice';
-import { overviewChart, seriesOf, timeDimension } from './chart';
+import { notOverFrom, overviewChart, seriesOf, timeDimension } from './chart';
 import { filterChips, filterParams, filtersFromParams, toStatsFilters, withFilter, type Dimension, type Filter } from './filters';
 import { liveVisitors } from './live';
 import { numbersRow, type Values } from './numbers';
@@ -90,7 +90,7 @@ export function overviewView(root: HTMLElement): () => void {
     return { values: Object.fromEntries(METRICS.map((m, i) => [m, row ? (row.metrics[i] ?? null) : 0])), resolved: resolvedBy(r, answer.query?.date_range) };
   };
   const overTime = (r: Range, signal: AbortSignal): Promise<StatsAnswer> =>
-    ask({ metrics: [state.metric], date_range: dateRangeOf(r), dimensions: [timeDimension(r)], filters: toStatsFilters(state.filters), include: { time_labels: true } }, signal);
+    ask({ metrics: [state.metric], date_range: dateRangeOf(r), dimensions: [timeDimension(r)], filters: toStatsFilters(state.filters), include: { time_labels: true, partial_time_labels: true, present_index: true } }, signal);
 
   const drawChips = () =>
     chipsSlot.replaceChildren(
@@ -152,7 +152,7 @@ export function overviewView(root: HTMLElement): () => void {
     try {
       const [now, before] = await Promise.all([overTime(r, controller.signal), overTime(previous, controller.signal)]);
       if (controller.signal.aborted || stopped) return;
-      chartSlot.replaceChildren(overviewChart(state.metric, resolved, seriesOf(now, resolved), seriesOf(before, previous)));
+      chartSlot.replaceChildren(overviewChart(state.metric, resolved, seriesOf(now, resolved), seriesOf(before, previous), notOverFrom(now, resolved)));
     } catch (err) {
       if (controller.signal.aborted || stopped) return;
       chartSlot.replaceChildren(notice('error', 'The chart could not be drawn', describeError(err)));

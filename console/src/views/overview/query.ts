@@ -21,7 +21,7 @@ export interface StatsRequest {
   filters?: StatsFilter[];
   order_by?: Array<[string, 'asc' | 'desc']>;
   pagination?: { limit: number; offset?: number };
-  include?: { time_labels?: boolean; total_rows?: boolean };
+  include?: { time_labels?: boolean; partial_time_labels?: boolean; present_index?: boolean; total_rows?: boolean };
 }
 
 export interface StatsRow {
@@ -31,7 +31,7 @@ export interface StatsRow {
 
 export interface StatsAnswer {
   results: StatsRow[];
-  meta?: { time_labels?: string[]; total_rows?: number; [key: string]: unknown };
+  meta?: { time_labels?: string[]; partial_time_labels?: string[]; present_index?: number | null; total_rows?: number; [key: string]: unknown };
   query?: Record<string, unknown>;
 }
 
