@@ -79,4 +79,12 @@ export const visitMigrations: Migration[] = [
       ];
     },
   },
+  {
+    version: 7,
+    name: 'visit_progress_definition',
+    // The definition of visits the stored ones were built by (VISIT_DEFINITION in
+    // src/web-analytics/stats/sessions.ts): visits built before it was recorded read as 0, and
+    // are built again under the current one.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.visit_progress ${onCluster} ADD COLUMN IF NOT EXISTS definition UInt32 DEFAULT 0`],
+  },
 ];

@@ -1,3 +1,5 @@
+import { HUMAN_EVENTS } from '../../events/bots';
+
 /**
  * Visits (sessions), computed in the engine from any source's events (our tracker, Segment SDKs,
  * Plausible's): one person's `page` and `track` events with less than the session timeout between
@@ -66,11 +68,27 @@ export interface SessionNeeds {
 }
 
 /**
- * The events that make visits: page views and custom events (Plausible's two kinds), but not the
- * `engagement` reports of Plausible's tracker (time on page, scroll depth), which Plausible's own
- * queries leave out (`name != "engagement"`) as they are sent by no act of the visitor.
+ * Whether an event came from a visitor's browser: it has a page (`context.page.url` or `.path`, or
+ * a page's `properties.url` or `.path`) or a browser's user agent (`context.browser`, which the
+ * enrichment names from it). A backend's call (`track` of an upgrade from a server SDK) has
+ * neither, and belongs to no visit, as Plausible, which only sees browsers, never counts it.
  */
-export const VISIT_EVENTS = `(type = 'page' OR (type = 'track' AND event != 'engagement'))`;
+const FROM_BROWSER = `(${PAGE_PATH} != '' OR ${PAGE_URL} != '' OR JSONExtractString(context, 'browser', 'name') != '')`;
+
+/**
+ * The events that make visits (docs/web-analytics.md#visits): page views and custom events
+ * (Plausible's two kinds), but not the `engagement` reports of Plausible's tracker (time on page,
+ * scroll depth), which Plausible's own queries leave out (`name != "engagement"`) as they are sent
+ * by no act of the visitor; not those of automated clients (src/events/bots.ts), and only those
+ * sent from a browser (FROM_BROWSER).
+ */
+export const VISIT_EVENTS = `((type = 'page' OR (type = 'track' AND event != 'engagement')) AND ${HUMAN_EVENTS} AND ${FROM_BROWSER})`;
+
+/**
+ * The version of what VISIT_EVENTS and the cut of visits mean: visits stored under another are
+ * all built again (src/web-analytics/visits/visit-builder.ts). 1: bots and backend calls left out.
+ */
+export const VISIT_DEFINITION = 1;
 
 /**
  * A subquery of the events `where` selects (a condition on `events_with_persons`, such as the

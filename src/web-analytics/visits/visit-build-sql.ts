@@ -121,7 +121,7 @@ export function rebuildVisits(db: string, windows: readonly VisitWindow[], widen
 /** The builder's progress: how far (parsedAt, µs) events are built, and whether all were. */
 export function readProgress(db: string): Statement {
   return {
-    sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, toString(toUnixTimestamp64Micro(historyThrough)) AS historyThrough, timeoutMinutes
+    sql: `SELECT toString(toUnixTimestamp64Micro(builtThrough)) AS through, complete, toString(toUnixTimestamp64Micro(historyThrough)) AS historyThrough, timeoutMinutes, definition
       FROM ${db}.visit_progress FINAL`,
     params: {},
   };
@@ -134,11 +134,17 @@ export interface Progress {
   historyThrough: string;
 }
 
-export function writeProgress(db: string, progress: Progress, timeoutMinutes: number, version: number): Statement {
+/** What the stored visits were cut by: the session timeout and the definition of visits (VISIT_DEFINITION). */
+export interface VisitCut {
+  timeoutMinutes: number;
+  definition: number;
+}
+
+export function writeProgress(db: string, progress: Progress, cut: VisitCut, version: number): Statement {
   return {
-    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, version)
-      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, fromUnixTimestamp64Micro({historyThrough:Int64}, 'UTC'), {timeoutMinutes:UInt32}, {version:UInt64})`,
-    params: { ...progress, timeoutMinutes, version },
+    sql: `INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, definition, version)
+      VALUES (fromUnixTimestamp64Micro({through:Int64}, 'UTC'), {complete:Bool}, fromUnixTimestamp64Micro({historyThrough:Int64}, 'UTC'), {timeoutMinutes:UInt32}, {definition:UInt32}, {version:UInt64})`,
+    params: { ...progress, ...cut, version },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log';
 import { identifier, type Storage } from '../../storage/storage';
-import { arrivedWindows, deleteVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+import { VISIT_DEFINITION } from '../stats/sessions';
+import { arrivedWindows, deleteVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitCut, type VisitWindow } from './visit-build-sql';
 
 export interface VisitBuilderOptions {
   /** Minutes of inactivity that end a visit (SESSION_TIMEOUT_MINUTES). */
@@ -88,7 +89,8 @@ export class VisitBuilder {
   private readonly states = new Map<string, DatabaseState>();
   private readonly timeoutMicros: number;
   private readonly step: number;
-  private readonly timeoutMinutes: number;
+  /** What visits are cut by: stored visits cut otherwise are all built again. */
+  private readonly cut: VisitCut;
   private readonly storageTable: string;
   private readonly election: BuilderElection | undefined;
   private readonly databases: () => readonly string[];
@@ -102,7 +104,7 @@ export class VisitBuilder {
   ) {
     this.timeoutMicros = options.sessionTimeoutMinutes * 60_000_000;
     this.step = options.stepEvents ?? STEP_EVENTS;
-    this.timeoutMinutes = options.sessionTimeoutMinutes;
+    this.cut = { timeoutMinutes: options.sessionTimeoutMinutes, definition: VISIT_DEFINITION };
     this.storageTable = options.storageTable ?? 'visits';
     this.election = options.election;
     this.databases = options.databases ?? (() => []);
@@ -171,7 +173,7 @@ export class VisitBuilder {
     if (this.election) {
       // Built by whichever process holds the lease, a second or two behind the loads.
       const [progress] = await this.query(readProgress(identifier(database)));
-      return Boolean(progress && Number(progress.complete) !== 0 && Number(progress.timeoutMinutes) === this.timeoutMinutes);
+      return Boolean(progress && Number(progress.complete) !== 0 && this.cutBy(progress));
     }
     const state = this.state(database);
     const target = state.requested;
@@ -258,7 +260,7 @@ export class VisitBuilder {
       const through = String(next!.through);
       const windows = await this.windows(arrivedWindows(db, state.through!, through));
       if (windows.length > 0) await this.rebuild(db, windows);
-      await this.query(writeProgress(db, { through, complete: true, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
+      await this.query(writeProgress(db, { through, complete: true, historyThrough: '0' }, this.cut, this.nextVersion(state)));
       state.through = through;
       if (count < this.step || this.stopped) break;
     }
@@ -267,9 +269,13 @@ export class VisitBuilder {
   /** Reads where the builder came to (the first build of a database in this process). */
   private async resume(database: string, db: string, state: DatabaseState): Promise<void> {
     let [progress] = await this.query(readProgress(db));
-    if (progress && Number(progress.timeoutMinutes) !== this.timeoutMinutes) {
-      // Cut with another timeout: every visit is made again.
-      this.log.info('visits are built again for a new session timeout', { database, was: Number(progress.timeoutMinutes), now: this.timeoutMinutes });
+    if (progress && !this.cutBy(progress)) {
+      // Cut with another timeout, or by another definition of visits: every visit is made again.
+      this.log.info('visits are built again for a new session timeout or definition of visits', {
+        database,
+        was: { timeoutMinutes: Number(progress.timeoutMinutes), definition: Number(progress.definition) },
+        now: this.cut,
+      });
       await this.query(dropVisits(db, this.storageTable));
       progress = undefined;
     }
@@ -281,7 +287,7 @@ export class VisitBuilder {
       state.complete = events === 0;
       state.shortHistory = events <= this.step;
       state.historyThrough = '0';
-      await this.query(writeProgress(db, { through: state.through, complete: state.complete, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
+      await this.query(writeProgress(db, { through: state.through, complete: state.complete, historyThrough: '0' }, this.cut, this.nextVersion(state)));
       if (!state.complete) this.log.info('building visits', { database, events });
       return;
     }
@@ -308,7 +314,7 @@ export class VisitBuilder {
     const end = last ? String(MAX_MICROS) : String(next.end) === from ? String(BigInt(from) + 1n) : String(next.end);
     const windows = await this.windows(historyWindows(db, from, end, state.through!));
     if (windows.length > 0) await this.rebuild(db, windows);
-    await this.query(writeProgress(db, { through: state.through!, complete: last, historyThrough: end }, this.timeoutMinutes, this.nextVersion(state)));
+    await this.query(writeProgress(db, { through: state.through!, complete: last, historyThrough: end }, this.cut, this.nextVersion(state)));
     state.historyThrough = end;
     state.complete = last;
     if (last) {
@@ -325,6 +331,11 @@ export class VisitBuilder {
       this.schedule(database, state);
     }, pause);
     state.paused.unref?.();
+  }
+
+  /** Whether the stored visits of `progress` were cut as this builder cuts them. */
+  private cutBy(progress: Record<string, unknown>): boolean {
+    return Number(progress.timeoutMinutes) === this.cut.timeoutMinutes && Number(progress.definition) === this.cut.definition;
   }
 
   /** A version of the progress row later than every one before (ReplacingMergeTree keeps the highest). */
