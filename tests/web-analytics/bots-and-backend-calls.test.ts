@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { uniqueName } from '../helpers/engine-dir';
+import { testInProcess } from '../helpers/deno-service';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 /**
@@ -108,5 +109,30 @@ describe('persons and cohorts', () => {
   test("a cohort of those who searched has no robot", async () => {
     const cohort = await call('POST', '/cohorts', { name: 'searched', filters: [{ performed: 'Search', withinDays: 3650 }] });
     expect(cohort.size).toBe(1);
+  });
+});
+
+describe('stored visits of an earlier definition', () => {
+  // A second service over the same engine directory (as an upgrade's restart): one process only.
+  testInProcess('are built again once, under the definition of today (visit_progress.definition)', async () => {
+    const db = `\`${ws.databaseName}\``;
+    const ask = (service: TestService) => service.request('POST', '/api/v2/query', { key: ws.privateApiKey, body: { site_id: ws.workspaceId, date_range: [DAY, DAY], metrics: ['visitors', 'visits'] } });
+    expect(((await (await ask(svc)).json()) as any).results).toEqual([{ metrics: [2, 2], dimensions: [] }]);
+    // As an earlier version left them: a visit the definition of today makes no more (the
+    // crawler's), and progress recorded without a definition (0).
+    await svc.storage.command(`INSERT INTO ${db}.visits (visitKey, anonymousId, start, end, pageviews, events, bounce, entryPage, exitPage, sign)
+      VALUES ('crawler', 'crawler', '${DAY} 10:05:00', '${DAY} 10:05:02', 2, 3, 0, '/', '/pricing', 1)`);
+    await svc.storage.command(`INSERT INTO ${db}.visit_progress (builtThrough, complete, historyThrough, timeoutMinutes, definition, version)
+      SELECT builtThrough, complete, historyThrough, timeoutMinutes, 0, version + 1 FROM ${db}.visit_progress FINAL`);
+    expect(((await (await ask(svc)).json()) as any).results).toEqual([{ metrics: [3, 3], dimensions: [] }]);
+    const upgraded = await startTestService({ ...svc.settings, PORT: '0' });
+    try {
+      while (!(await upgraded.visits.built(ws.databaseName))) await Bun.sleep(50);
+      expect(((await (await ask(upgraded)).json()) as any).results).toEqual([{ metrics: [2, 2], dimensions: [] }]);
+      const [progress] = await upgraded.storage.query(`SELECT definition FROM ${db}.visit_progress FINAL`);
+      expect(Number(progress!.definition)).toBe(1);
+    } finally {
+      await upgraded.stop();
+    }
   });
 });
