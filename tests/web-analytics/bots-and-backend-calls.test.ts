@@ -106,9 +106,15 @@ describe('persons and cohorts', () => {
     expect(all.results.map((p: any) => p.personId).sort()).toEqual(['buyer', 'crawler', 'headless', 'human']);
   });
 
-  test("a cohort of those who searched has no robot", async () => {
+  test("a cohort of those who searched has no robot, unless it includes bots", async () => {
     const cohort = await call('POST', '/cohorts', { name: 'searched', filters: [{ performed: 'Search', withinDays: 3650 }] });
-    expect(cohort.size).toBe(1);
+    expect([cohort.size, cohort.includeBots]).toEqual([1, false]);
+    const withBots = await call('POST', '/cohorts', { name: 'searched, robots too', filters: [{ performed: 'Search', withinDays: 3650 }], includeBots: true });
+    expect([withBots.size, withBots.includeBots]).toEqual([3, true]);
+    expect((await call('GET', `/cohorts/${withBots.id}`)).includeBots).toBe(true);
+    // As a filter: the cohort's own choice decides who is in it.
+    const members = await call('GET', `/persons?limit=100&includeBots=true&cohort=${withBots.id}`);
+    expect(members.results.map((p: any) => p.personId).sort()).toEqual(['crawler', 'headless', 'human']);
   });
 });
 

@@ -245,4 +245,10 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('MergeTree')} ORDER BY day`,
     ],
   },
+  {
+    version: 16,
+    name: 'cohorts_include_bots',
+    // Whether a cohort counts automated clients (src/events/bots.ts); cohorts saved before read as not.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.cohorts ${onCluster} ADD COLUMN IF NOT EXISTS includeBots Bool DEFAULT false AFTER filters`],
+  },
 ];
