@@ -329,6 +329,8 @@ describeInChromium('the overview screen', () => {
     expect(await other.$eval('.ov-empty', (e: any) => e.textContent)).toContain('data-key="PUBLIC_KEY"');
     expect(await other.$eval('.ov-number[data-metric="visitors"]', (e: any) => e.dataset.value)).toBe('0');
     expect(await other.$('.ov-site-select')).toBeNull();
+    await other.waitForFunction(() => !document.querySelector('.overview [aria-busy], .overview[aria-busy]'));
+    await otherMoves.shot('overview-no-domain');
     await otherMoves.press('Sign out');
     // An admin gives it a site on the Workspaces page (Edit, Sites); the overview then reads it.
     await otherMoves.signInWith(svc.privateKey);
