@@ -8,6 +8,8 @@ export interface CohortRecord {
   workspaceId: string;
   name: string;
   filters: CohortFilter[];
+  /** Whether automated clients count (src/events/bots.ts). */
+  includeBots: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -18,6 +20,7 @@ function toRecord(row: Row): CohortRecord {
     workspaceId: String(row.workspaceId),
     name: String(row.name),
     filters: JSON.parse(String(row.filters)) as CohortFilter[],
+    includeBots: row.includeBots === true || Number(row.includeBots) === 1,
     createdAt: engineToIso(String(row.createdAt)),
     updatedAt: engineToIso(String(row.updatedAt)),
   };
@@ -54,6 +57,7 @@ export class CohortRecords {
       workspaceId: record.workspaceId,
       name: record.name,
       filters: JSON.stringify(record.filters),
+      includeBots: record.includeBots,
       createdAt: toEngineDateTime(parseIsoDateTime(record.createdAt)!),
       updatedAt: toEngineDateTime(parseIsoDateTime(record.updatedAt)!),
       version: version.toString(),
@@ -65,7 +69,8 @@ export class CohortRecords {
   /** Marks every cohort of a deleted workspace deleted. */
   async removeWorkspace(workspaceId: string, version: Micros): Promise<void> {
     await this.storage.command(
-      `INSERT INTO ${this.table} SELECT cohortId, workspaceId, name, filters, createdAt, updatedAt, {version:UInt64}, 1 FROM ${this.table} FINAL WHERE workspaceId = {workspaceId:String} AND isDeleted = 0`,
+      `INSERT INTO ${this.table} (cohortId, workspaceId, name, filters, includeBots, createdAt, updatedAt, version, isDeleted)
+       SELECT cohortId, workspaceId, name, filters, includeBots, createdAt, updatedAt, {version:UInt64}, 1 FROM ${this.table} FINAL WHERE workspaceId = {workspaceId:String} AND isDeleted = 0`,
       { workspaceId, version: version.toString() },
     );
   }

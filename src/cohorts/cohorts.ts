@@ -31,9 +31,9 @@ export class Cohorts {
     if ((await this.records.list(workspace.workspaceId)).length >= MAX_COHORTS) {
       throw invalidInput(`this workspace has ${MAX_COHORTS} cohorts, the most it may have; delete one first`, [{ pointer: '', detail: `at most ${MAX_COHORTS} cohorts` }]);
     }
-    await this.size(workspace, input.filters);
     const now = toIsoString(this.versions.next());
-    const record: CohortRecord = { id: crypto.randomUUID(), workspaceId: workspace.workspaceId, name: input.name, filters: input.filters, createdAt: now, updatedAt: now };
+    const record: CohortRecord = { id: crypto.randomUUID(), workspaceId: workspace.workspaceId, name: input.name, filters: input.filters, includeBots: input.includeBots ?? false, createdAt: now, updatedAt: now };
+    await this.size(workspace, record);
     await this.records.write(record, this.versions.next());
     return this.answer(workspace, record);
   }
@@ -48,8 +48,8 @@ export class Cohorts {
   }
 
   async update(workspace: Workspace, id: string, input: CohortInput): Promise<Cohort> {
-    const record = { ...(await this.record(workspace, id)), name: input.name, filters: input.filters, updatedAt: toIsoString(this.versions.next()) };
-    await this.size(workspace, input.filters);
+    const record = { ...(await this.record(workspace, id)), name: input.name, filters: input.filters, includeBots: input.includeBots ?? false, updatedAt: toIsoString(this.versions.next()) };
+    await this.size(workspace, record);
     await this.records.write(record, this.versions.next());
     return this.answer(workspace, record);
   }
@@ -77,7 +77,7 @@ export class Cohorts {
       cohort: (cohortId, pointer) => {
         const record = known.get(cohortId);
         if (!record) throw invalidInput(`no cohort ${cohortId} in this workspace`, [{ pointer, detail: 'must be the id of a cohort of this workspace' }]);
-        return cohortMembers(record.filters, context, pointer);
+        return cohortMembers(record.filters, context, pointer, record.includeBots);
       },
     };
     return context;
@@ -90,13 +90,14 @@ export class Cohorts {
   }
 
   private async answer(workspace: Workspace, record: CohortRecord): Promise<Cohort> {
-    return { id: record.id, name: record.name, filters: record.filters, createdAt: record.createdAt, updatedAt: record.updatedAt, size: await this.size(workspace, record.filters) };
+    const { id, name, filters, includeBots, createdAt, updatedAt } = record;
+    return { id, name, filters, includeBots, createdAt, updatedAt, size: await this.size(workspace, record) };
   }
 
-  /** Persons in a cohort of `filters` now (which also checks that its statement runs). */
-  private async size(workspace: Workspace, filters: CohortRecord['filters']): Promise<number> {
+  /** Persons in a cohort of `record`'s definition now (which also checks that its statement runs). */
+  private async size(workspace: Workspace, record: Pick<CohortRecord, 'filters' | 'includeBots'>): Promise<number> {
     const params = new SqlParams();
-    const members = cohortMembers(filters, { params, cohort: () => '' }, '/filters');
+    const members = cohortMembers(record.filters, { params, cohort: () => '' }, '/filters', record.includeBots);
     await this.ingested(workspace.databaseName);
     const [row] = await this.runner.runCompiled(workspace.databaseName, `SELECT count() AS size FROM (${members})`, params.values);
     return Number(row?.size ?? 0);

@@ -24,6 +24,7 @@ export const CohortInput = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 200 }),
     filters: t.Array(CohortFilter, { minItems: 1, maxItems: 30, error: 'must be a list of 1 to 30 filters' }),
+    includeBots: t.Optional(t.Boolean({ description: 'Whether automated clients (`context.bot`: crawlers, headless browsers) may be members and their events count. Default false.' })),
   },
   {
     additionalProperties: false,
@@ -44,6 +45,7 @@ export const Cohort = t.Object({
   id: t.String(),
   name: t.String(),
   filters: t.Array(CohortFilter),
+  includeBots: t.Boolean(),
   createdAt: t.String(),
   updatedAt: t.String(),
   size: t.Number({ description: 'Persons in the cohort now.' }),

@@ -1,3 +1,4 @@
+import { botCondition } from '../events/bots';
 import { filterConditions, propertyText, type FilterContext } from '../filters/compile';
 import type { Filter } from '../filters/model';
 import type { Params, Row } from '../storage/storage';
@@ -40,6 +41,14 @@ export function eventMatches(event: string, context: CompileContext): string {
 /** The condition of `filters` on events, '1' for none; `pointer` locates the list in the request. */
 export function eventFilters(filters: readonly Filter[] | undefined, context: CompileContext, pointer: string): string {
   return filterConditions(filters ?? [], 'events', context, `${context.pointer}${pointer}`);
+}
+
+/**
+ * The condition every event of an insight meets: its `filters` (at `/filters`), and unless
+ * `includeBots`, not an automated client's (src/events/bots.ts).
+ */
+export function insightFilters(query: { filters?: readonly Filter[]; includeBots?: boolean }, context: CompileContext): string {
+  return `${eventFilters(query.filters, context, '/filters')} AND ${botCondition(query.includeBots)}`;
 }
 
 /** The column that names who is counted: a person (stitched) or a group. */

@@ -1,5 +1,5 @@
 import { toEngineDateTime } from '../timestamps';
-import { actorColumn, eventFilters, eventMatches, eventsWithBreakdown, inRange, topBreakdownValue, type CompileContext } from './compile-context';
+import { actorColumn, eventFilters, eventMatches, eventsWithBreakdown, inRange, topBreakdownValue, type CompileContext, insightFilters } from './compile-context';
 import { windowReach, type FunnelWindow } from './funnel-window';
 import type { FunnelsQuery } from './model';
 import { bindRange, type TimeRange } from './time-range';
@@ -30,7 +30,7 @@ export const keyTime = (key: string) => `toInt64(bitShiftRight(${key}, ${KEY_TIM
 export function funnelEvents(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, context: CompileContext): string {
   const actor = actorColumn(query.aggregateBy);
   const source = eventsWithBreakdown(query.breakdown, context);
-  const filters = eventFilters(query.filters, context, '/filters');
+  const filters = insightFilters(query, context);
   const steps = query.steps.map((step, k) => `(${eventMatches(step.event, context)} AND ${eventFilters(step.filters, context, `/steps/${k}/filters`)})`);
   const exclusions = (query.exclusions ?? []).map((exclusion) => `(${eventMatches(exclusion.event, context)})`);
   const mask = [...steps, ...exclusions].map((matches, bit) => `bitShiftLeft(toUInt32(${matches}), ${bit})`).join(' + ');

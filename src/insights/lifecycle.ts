@@ -1,7 +1,7 @@
 import type { Row } from '../storage/storage';
 import { checkActorSeries } from './actor-series';
 import { periodIndexOf, type ActorsStatement } from './actors';
-import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
+import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import { LIFECYCLE_STATUSES, type LifecycleActorsQuery, type LifecycleQuery } from './model';
 import { periodIndexer } from './period-index';
 import { bindRange, incompleteFrom, period, periodStart, timeRange } from './time-range';
@@ -23,7 +23,7 @@ function actorStatuses(query: LifecycleQuery, context: CompileContext) {
     SELECT ${actor} AS actor, arrayFilter(p -> p >= 0, groupUniqArray(${index('timestamp')})) AS active, ${index('min(timestamp)')} AS first
     FROM events_with_persons
     WHERE timestamp <= ${to} AND ${actor} != ''
-      AND ${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, '/series/0/filters')} AND ${eventFilters(query.filters, context, '/filters')}
+      AND ${eventMatches(series.event, context)} AND ${eventFilters(series.filters, context, '/series/0/filters')} AND ${insightFilters(query, context)}
     GROUP BY actor
   )`;
   return { range, sql };

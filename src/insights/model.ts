@@ -34,6 +34,9 @@ export const TimeFields = {
 
 export const IntervalField = literalUnion(INTERVALS, 'Default day.');
 
+export const IncludeBots = t.Boolean({
+  description: 'Whether events of automated clients (`context.bot`: crawlers, headless browsers) are counted. Default false: they are left out, as Plausible and PostHog leave them out.',
+})
 export const AggregateBy = literalUnion(['person', 'group'], 'Who is counted: persons (stitched across their ids) or groups (groupId). Default person.');
 export type AggregateBy = 'person' | 'group';
 
@@ -73,6 +76,7 @@ export const TrendsQuery = t.Object(
     ...TimeFields,
     interval: t.Optional(IntervalField),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
     breakdown: t.Optional(Breakdown),
     compare: t.Optional(t.Boolean({ description: 'Also answer the period of the same length just before.' })),
     formula: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Arithmetic over the series by letter (A the first): `A / B * 100`. Answered instead of the series.' })),
@@ -115,6 +119,7 @@ export const FunnelsQuery = t.Object(
     aggregateBy: t.Optional(AggregateBy),
     breakdown: t.Optional(Breakdown),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
     ...TimeFields,
   },
   { additionalProperties: false, examples: [{ steps: [{ event: 'pricing_viewed' }, { event: 'signup' }, { event: 'purchase' }], dateFrom: '-30d' }] },
@@ -142,6 +147,7 @@ export const RetentionQuery = t.Object(
     type: t.Optional(literalUnion(['recurring', 'first_time'], 'Default recurring.')),
     aggregateBy: t.Optional(AggregateBy),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
     breakdown: t.Optional(Breakdown),
     dateTo: TimeFields.dateTo,
     timezone: TimeFields.timezone,
@@ -172,6 +178,7 @@ export const PathsQuery = t.Object(
     limit: t.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Edges at most (default 50), the largest.' })),
     aggregateBy: t.Optional(AggregateBy),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
     ...TimeFields,
   },
   { additionalProperties: false, examples: [{ start: '/pricing', steps: 4, dateFrom: '-14d' }] },
@@ -189,6 +196,7 @@ export const StickinessQuery = t.Object(
     interval: t.Optional(IntervalField),
     aggregateBy: t.Optional(AggregateBy),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
   },
   { additionalProperties: false, examples: [{ series: [{ event: 'dashboard_viewed' }], dateFrom: '-30d', interval: 'day' }] },
 );
@@ -213,6 +221,7 @@ export const LifecycleQuery = t.Object(
     interval: t.Optional(IntervalField),
     aggregateBy: t.Optional(AggregateBy),
     filters: t.Optional(Filters),
+    includeBots: t.Optional(IncludeBots),
   },
   { additionalProperties: false, examples: [{ series: [{ event: '$any' }], dateFrom: '-30d', interval: 'week' }] },
 );

@@ -1,7 +1,7 @@
 import { propertyText } from '../filters/compile';
 import { invalidInput } from '../http/problem';
 import type { Row } from '../storage/storage';
-import { actorColumn, eventFilters, inRange, type CompileContext, type CompiledInsight } from './compile-context';
+import { actorColumn, inRange, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import type { PathsQuery } from './model';
 import { timeRange } from './time-range';
 
@@ -75,7 +75,7 @@ FROM (
       FROM (
         SELECT ${actor} AS actor, ${orderKey(params.bind(String(range.from), 'Int64'))} AS key, ${node} AS node
         FROM events_with_persons
-        WHERE ${PATH_EVENT_TYPES} AND ${inRange(range, context)} AND ${actor} != '' AND ${eventFilters(query.filters, context, '/filters')}
+        WHERE ${PATH_EVENT_TYPES} AND ${inRange(range, context)} AND ${actor} != '' AND ${insightFilters(query, context)}
       )
       WHERE ${nodeConditions.join(' AND ')}
       GROUP BY actor

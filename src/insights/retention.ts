@@ -1,6 +1,6 @@
 import type { Row } from '../storage/storage';
 import { checkBreakdownValue, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
-import { actorColumn, DEFAULT_BREAKDOWN_LIMIT, EVENT_ORDER_KEY, eventFilters, eventMatches, eventsWithBreakdown, OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
+import { actorColumn, DEFAULT_BREAKDOWN_LIMIT, EVENT_ORDER_KEY, eventFilters, eventMatches, eventsWithBreakdown, OTHER_VALUE, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import type { RetentionActorsQuery, RetentionQuery } from './model';
 import { bindRange, incompleteFrom, lastPeriods, type Period } from './time-range';
 
@@ -34,7 +34,7 @@ function retentionPlan(query: RetentionQuery, context: CompileContext) {
   const { from, to, tz } = bindRange(range, context.params);
   const periods = context.params.bind(count, 'UInt32');
   const actor = actorColumn(query.aggregateBy);
-  const filters = eventFilters(query.filters, context, '/filters');
+  const filters = insightFilters(query, context);
   const isStart = `${eventMatches(query.startEvent.event, context)} AND ${eventFilters(query.startEvent.filters, context, '/startEvent/filters')}`;
   const isReturn = `${eventMatches(query.returnEvent.event, context)} AND ${eventFilters(query.returnEvent.filters, context, '/returnEvent/filters')}`;
   const number = PERIOD_NUMBER[period];

@@ -1,7 +1,7 @@
 import type { Row } from '../storage/storage';
 import { checkActorSeries } from './actor-series';
 import { checkIndex, type ActorsStatement } from './actors';
-import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight } from './compile-context';
+import { actorColumn, eventFilters, eventMatches, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import type { StickinessActorsQuery, StickinessQuery } from './model';
 import { bindRange, incompleteFrom, periodStartSql, timeRange } from './time-range';
 
@@ -15,7 +15,7 @@ function actorPeriods(query: StickinessQuery, context: CompileContext) {
   const matched = query.series.map((s, i) => `(${eventMatches(s.event, context)} AND ${eventFilters(s.filters, context, `/series/${i}/filters`)})`);
   const period = periodStartSql('timestamp', interval, tz);
   const where = `timestamp >= ${from} AND timestamp <= ${to} AND ${actor} != ''
-      AND ${eventFilters(query.filters, context, '/filters')}`;
+      AND ${insightFilters(query, context)}`;
   // One series is grouped by actor alone: a constant series beside it cost a fifth more.
   const sql =
     matched.length === 1

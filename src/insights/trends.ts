@@ -2,7 +2,7 @@ import { eventPropertyNumber } from '../filters/compile';
 import { invalidInput } from '../http/problem';
 import type { Row } from '../storage/storage';
 import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } from './actors';
-import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight } from './compile-context';
+import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
 import type { Interval, TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
 import { bindRange, incompleteFrom, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
@@ -137,7 +137,7 @@ function trendsPlan(query: TrendsQuery, context: CompileContext) {
   if (query.compare) ranges.previous = previousRange(ranges.current, context.pointer);
   const compares: Compare[] = query.compare ? ['current', 'previous'] : ['current'];
   const formula = query.formula === undefined ? undefined : parseFormula(query.formula, query.series.length, `${context.pointer}/formula`);
-  const shared = eventFilters(query.filters, context, '/filters');
+  const shared = insightFilters(query, context);
   const from = eventsWithBreakdown(query.breakdown, context);
 
   const branches: Branch[] = query.series.flatMap((series, index) => {

@@ -1,3 +1,4 @@
+import { literalUnion } from '../events/model';
 import { t } from 'elysia';
 import { Page, PageParams } from '../http/pagination';
 
@@ -23,6 +24,7 @@ export const ListPersonsQuery = t.Object(
     search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Text found in an id or in the traits (any case).' })),
     cohort: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'Only members of this cohort.' })),
     filters: t.Optional(t.String({ maxLength: 20_000, description: 'A JSON list of filters (docs/api/filters.md); person properties by default.' })),
+    includeBots: t.Optional(literalUnion(['true', 'false'], 'Whether persons all of whose events are automated (`context.bot`: crawlers, headless browsers) are listed. Default false.')),
   },
   { additionalProperties: false },
 );

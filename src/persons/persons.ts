@@ -1,3 +1,4 @@
+import { personBotCondition } from '../events/bots';
 import { Value } from '@sinclair/typebox/value';
 import type { Cohorts } from '../cohorts/cohorts';
 import { eventsPageJson } from '../events/list-events';
@@ -64,7 +65,7 @@ export class Persons {
     const filters = parseFilters(query.filters);
     const all: Filter[] = query.cohort === undefined ? filters : [...filters, { cohort: query.cohort }];
     const context = await this.cohorts.context(workspace, all);
-    const conditions = [filterConditions(all, 'persons', context, '')];
+    const conditions = [filterConditions(all, 'persons', context, ''), personBotCondition(query.includeBots === 'true')];
     if (query.search !== undefined) conditions.push(personSearch(query.search, context.params));
     const where = conditions.map((c) => `(${c})`).join(' AND ');
     const { limit, offset } = pageWindow(query);

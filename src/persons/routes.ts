@@ -16,7 +16,7 @@ export function personRoutes(store: WorkspaceStore, persons: Persons) {
       scope: 'private',
       query: ListPersonsQuery,
       response: { 200: PersonsPage, ...problems(400, 401, 403, 429, 503) },
-      detail: { tags, summary: 'List persons', description: 'Most recently seen first; `search` over ids and traits, `filters` (a JSON list), `cohort`.' },
+      detail: { tags, summary: 'List persons', description: 'Most recently seen first; `search` over ids and traits, `filters` (a JSON list), `cohort`; automated clients (`context.bot`) only with `includeBots=true`.' },
     })
     .get('/persons/:personId', ({ params, principal }) => persons.get(principal.workspace, params.personId), {
       scope: 'private',

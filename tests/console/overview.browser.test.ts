@@ -329,7 +329,7 @@ describeInChromium('the overview screen', () => {
     await page.setViewport({ width: 1280, height: 800 });
   });
 
-  test('a new user: a workspace without a site is told how to set one (an admin sets it on the Workspaces page); a site without visits how to send them', async () => {
+  test('a new user: a workspace without a site domain has its overview (its events are its site); an admin adds domains on the Workspaces page; a site without visits is told how to send them', async () => {
     const bare = await createWorkspace(svc, { name: uniqueName('no-site') });
     const quiet = await createWorkspace(svc, { name: uniqueName('quiet'), siteDomains: ['quiet.example'] });
     const { page: other, faults: otherFaults } = await offlinePage(chromium, svc.url);
@@ -338,8 +338,13 @@ describeInChromium('the overview screen', () => {
     await otherMoves.signInWith(bare.privateApiKey);
     await other.waitForSelector('.status-live');
     await otherMoves.go('overview');
-    await otherMoves.waitForText('.ov-no-site', 'This workspace has no site yet');
-    expect(await other.$eval('.ov-no-site', (e: any) => e.textContent)).toContain('"siteDomains"');
+    // No domain asked for: the overview answers at once, by the workspace's id, and offers this service's script.
+    await otherMoves.waitForText('.ov-empty', 'No visits in this period yet');
+    expect(await other.$eval('.ov-empty', (e: any) => e.textContent)).toContain('data-key="PUBLIC_KEY"');
+    expect(await other.$eval('.ov-number[data-metric="visitors"]', (e: any) => e.dataset.value)).toBe('0');
+    expect(await other.$('.ov-site-select')).toBeNull();
+    await other.waitForFunction(() => !document.querySelector('.overview [aria-busy], .overview[aria-busy]'));
+    await otherMoves.shot('overview-no-domain');
     await otherMoves.press('Sign out');
     // An admin gives it a site on the Workspaces page (Edit, Sites); the overview then reads it.
     await otherMoves.signInWith(svc.privateKey);

@@ -7,7 +7,7 @@ import { uniqueName } from '../helpers/engine-dir';
  * who each event belongs to (docs/api/persons.md): persons who browse anonymously and then sign
  * in (on one or two devices), persons never identified, persons signed in from the start; a
  * shared browser; groups; ties in timestamps; events around the daylight-saving changes of
- * Europe/Paris and at local midnights.
+ * Europe/Paris and at local midnights; crawlers, whose events insights leave out.
  */
 
 export interface LogEvent {
@@ -18,6 +18,8 @@ export interface LogEvent {
   groupId?: string;
   properties?: Record<string, unknown>;
   traits?: Record<string, unknown>;
+  /** Set on a crawler's events only (`{ bot: true }`, as the enrichment marks them). */
+  context?: Record<string, unknown>;
   timestamp: string;
 }
 
@@ -88,8 +90,19 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
   // Sent in time order, as live traffic arrives (equal times keep their order): a person's
   // anonymous events go before the identify that links them, which then applies to the past. Out
   // of time order, a shared browser's links follow a documented rule of their own (persons.md).
+  // Every thirteenth person is a crawler: the enrichment marks its events `context.bot`.
+  for (const e of events) if (isCrawler(e)) e.context = { bot: true };
   return resolvePersons(events.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp)));
 }
+
+/** Whether `e` is of a crawler of randomLog: a person numbered 12 modulo 13 (not on the shared browser). */
+function isCrawler(e: LogEvent): boolean {
+  const n = /^(?:user|anon)-(\d+)/.exec(e.userId || e.anonymousId || '');
+  return n !== null && Number(n[1]) % 13 === 12;
+}
+
+/** Whether `e` is an automated client's, which insights leave out unless `includeBots`. */
+export const isBot = (e: LogEvent) => e.context?.bot === true;
 
 /** Each event's person: its userId, else the userId its anonymousId was most recently linked to (time, then sending order), else its anonymousId. */
 export function resolvePersons(events: readonly LogEvent[]): Sent[] {
@@ -104,8 +117,8 @@ export function resolvePersons(events: readonly LogEvent[]): Sent[] {
   return sent;
 }
 
-/** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name. */
-export const matches = (e: LogEvent, event: string) => event === '$any' || (event === '$pageview' ? e.type === 'page' : (e.event ?? '') === event);
+/** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name; a crawler's never (no `includeBots`). */
+export const matches = (e: LogEvent, event: string) => !isBot(e) && (event === '$any' || (event === '$pageview' ? e.type === 'page' : (e.event ?? '') === event));
 
 /**
  * A service with a workspace holding `events`; `insight` posts a query with its private key,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { PathsAnswer } from '../../src/insights/model';
-import { DAY, HOUR, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
+import { DAY, HOUR, isBot, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 
 /**
  * Paths against a plain computation of the same definition (docs/api/insights.md) on a seeded
@@ -28,7 +28,7 @@ interface Edge {
 /** A page event's node is its path, a track event's its name; identify and group calls are none. */
 const nodeOf = (e: LogEvent) => (e.type === 'page' ? String(e.properties?.path ?? '') : e.type === 'track' ? (e.event ?? '') : '');
 
-/** The reference: the edges of every actor's path among `events` between `from` and `to` (ms, inclusive). */
+/** The reference: the edges of every actor's path among `events` between `from` and `to` (ms, inclusive), a crawler's left out. */
 function reference(events: readonly Sent[], q: PathsRequest, from: number, to: number, keep: (e: Sent) => boolean = () => true): Edge[] {
   const steps = q.steps ?? 5;
   const endpoint = q.start ?? q.end;
@@ -37,7 +37,7 @@ function reference(events: readonly Sent[], q: PathsRequest, from: number, to: n
   for (const e of events) {
     const actor = q.aggregateBy === 'group' ? (e.groupId ?? '') : e.personId;
     const node = nodeOf(e);
-    if (actor === '' || node === '' || e.at < from || e.at > to || !keep(e)) continue;
+    if (actor === '' || node === '' || isBot(e) || e.at < from || e.at > to || !keep(e)) continue;
     if ((include && !include.has(node)) || q.exclude?.includes(node)) continue;
     byActor.set(actor, [...(byActor.get(actor) ?? []), e]);
   }

@@ -167,7 +167,7 @@ describe('trends on a seeded random log', () => {
     expect(status).toBe(200);
     const from = Date.parse('2026-03-20T00:00:00Z');
     const to = Date.parse('2026-04-09T00:00:00Z') - 1;
-    const inRange = events.filter((e) => e.at >= from && e.at <= to);
+    const inRange = events.filter((e) => e.at >= from && e.at <= to && matches(e, '$any'));
     const plan = (e: Sent) => (e.properties?.plan as string | undefined) ?? '';
     const counts = new Map<string, number>();
     for (const e of inRange) counts.set(plan(e), (counts.get(plan(e)) ?? 0) + 1);
@@ -178,6 +178,17 @@ describe('trends on a seeded random log', () => {
     const answered = new Map(body.results.map((r: any) => [r.breakdownValue, r.total]));
     expect(answered).toEqual(expected);
     expect(body.results.at(-1).breakdownValue).toBe('$other');
+  });
+
+  test("includeBots counts the crawlers' events and persons, which are left out by default", async () => {
+    const series = [{ event: '$any', math: 'persons' }, { event: '$any' }];
+    const query = { series, dateFrom: '2026-03-20', dateTo: '2026-04-08' };
+    const inRange = events.filter((e) => e.at >= Date.parse('2026-03-20T00:00:00Z') && e.at < Date.parse('2026-04-09T00:00:00Z'));
+    const totals = (list: readonly Sent[]) => [new Set(list.map((e) => e.personId)).size, list.length];
+    const people = inRange.filter((e) => matches(e, '$any'));
+    expect(people.length).toBeLessThan(inRange.length);
+    expect((await ctx.insight('trends', query)).body.results.map((r: any) => r.total)).toEqual(totals(people));
+    expect((await ctx.insight('trends', { ...query, includeBots: true })).body.results.map((r: any) => r.total)).toEqual(totals(inRange));
   });
 
   test('the persons behind a point are those it counts: persons, groups, events, weekly actives, a property', async () => {

@@ -49,7 +49,7 @@ export interface Visit {
   end: number;
 }
 
-type VisitEvent = LogEvent & { context?: Record<string, unknown> };
+export type VisitEvent = LogEvent & { context?: Record<string, unknown> };
 
 /** Where a visit comes from and its enrichment, which its events share: a referrer, its landing page's query and a context. */
 type VisitContext = { referrer: string; query: string; context: Record<string, unknown> };
@@ -103,7 +103,7 @@ export function gapToNext(random: () => number): number {
  * visit's events sharing its enrichment (with a different browser now and then on a later event,
  * which the visit must not take), gaps between events of a visit from seconds to 29 minutes,
  * sometimes exactly 30 minutes (a new visit) or 29:59. Visitors are cookieless ids, signed-in
- * users, or anonymous ids later linked to a user.
+ * users, or anonymous ids later linked to a user; every tenth is a crawler (`context.bot`).
  */
 export function visitLog(seed: number, from: number, to: number, visitors: number): Ev[] {
   const random = seededRandom(seed);
@@ -121,7 +121,8 @@ export function visitLog(seed: number, from: number, to: number, visitors: numbe
       for (let k = 0; k < count && t <= to; k++) {
         const signedIn = linksLater && k === count - 1 && s === visits - 1;
         const who = signedIn ? { userId: `user-${v}`, anonymousId: `anon-${v}` } : ids;
-        events.push(visitEvent(random, visit, who, k, new Date(t).toISOString()));
+        const event = visitEvent(random, visit, who, k, new Date(t).toISOString());
+        events.push(v % 10 === 9 ? markedBot(event) : event);
         t += gapToNext(random);
       }
     }
@@ -136,14 +137,27 @@ export interface Ev extends Sent {
 const pathOf = (e: Ev) => (e.context?.page?.path as string | undefined) || (e.properties?.path as string | undefined) || '';
 
 /**
+ * Whether an event makes visits (docs/web-analytics.md#visits): a page view or a track event (not
+ * Plausible's engagement reports), not an automated client's (`context.bot`), sent from a browser:
+ * with a page (its path or URL) or a browser's name. A backend's call has neither.
+ */
+export function makesVisits(e: Ev): boolean {
+  if ((e.type !== 'page' && e.type !== 'track') || e.event === 'engagement' || e.context?.bot === true) return false;
+  return Boolean(pathOf(e) || e.context?.page?.url || e.properties?.url || e.context?.browser?.name);
+}
+
+/** Every `n`th visitor of a generated log is a crawler: its events carry `context.bot`, as the enrichment marks them. */
+export const markedBot = (event: VisitEvent): VisitEvent => ({ ...event, context: { ...event.context, bot: true } });
+
+/**
  * The visits active within [from, to] (ending in or after it starts, starting before it ends:
- * Plausible's rule), whole: each device's (an event's anonymousId, else its userId) page and track
- * events (not Plausible's engagement reports) cut where the gap reaches the timeout.
+ * Plausible's rule), whole: each device's (an event's anonymousId, else its userId) events that
+ * make visits (makesVisits) cut where the gap reaches the timeout.
  */
 export function sessionize(events: readonly Ev[], from: number, to: number, timeoutMinutes = 30): Visit[] {
   const byKey = new Map<string, Ev[]>();
   for (const e of events) {
-    if ((e.type !== 'page' && e.type !== 'track') || e.event === 'engagement') continue;
+    if (!makesVisits(e)) continue;
     const key = e.anonymousId || e.userId || '';
     byKey.set(key, [...(byKey.get(key) ?? []), e]);
   }

@@ -1,13 +1,14 @@
 import { seededRandom } from '../helpers/seeded-random';
 import { resolvePersons, type LogEvent } from '../insights/event-log';
-import { DAY, gapToNext, HOUR, MINUTE, randomVisitContext, visitEvent, type Ev } from './stats-reference';
+import { DAY, gapToNext, HOUR, markedBot, MINUTE, randomVisitContext, visitEvent, type Ev } from './stats-reference';
 
 /**
  * Seeded random logs for the stored visits' differential test, with the ways stored visits go
  * stale: events sent late (hours after newer ones) and out of order within and across requests,
  * anonymous browsing then identify (Segment's way: the anonymousId kept, the userId added), one
  * person on two devices (two anonymousIds identified as the same userId, visits overlapping in
- * time), server-side events with only the userId, visits across midnight; the test restarts the
+ * time), server-side events with only the userId (no page, no browser: no visit), crawlers,
+ * visits across midnight; the test restarts the
  * service and erases a person at points the log names.
  */
 
@@ -50,6 +51,8 @@ export function storedVisitsLog({ seed, from, days, persons, sameDefinitions = f
     const userId = `user-${p}`;
     const devices = kind === 'signed' ? [] : kind === 'twoDevices' ? [`anon-${p}-a`, `anon-${p}-b`] : [`anon-${p}`];
     const visits = 1 + Math.floor(random() * 4);
+    // Every tenth person is a crawler, whose visits are no visits.
+    const crawler = !sameDefinitions && p % 10 === 9;
     // Each identified device signs in during its last visit; its earlier visits are anonymous.
     const lastVisitOn = new Map<string, number>();
     const deviceOf = (s: number) => devices[kind === 'twoDevices' ? s % 2 : 0];
@@ -74,7 +77,8 @@ export function storedVisitsLog({ seed, from, days, persons, sameDefinitions = f
         const timestamp = new Date(t).toISOString();
         if (k === signInAt) events.push({ type: 'identify', userId, anonymousId: device, traits: { plan: 'pro' }, timestamp });
         const who = kind === 'signed' ? { userId } : k >= signInAt ? { userId, anonymousId: device } : { anonymousId: device };
-        events.push(visitEvent(random, visit, who, k, timestamp));
+        const event = visitEvent(random, visit, who, k, timestamp);
+        events.push(crawler ? markedBot(event) : event);
         // Plausible's tracker's engagement reports belong to no visit.
         if (random() < 0.05) events.push({ type: 'track', event: 'engagement', ...who, properties: { sd: 40 }, timestamp: new Date(t + 5000).toISOString() });
         // A server sends an order signed in with only the userId: a device of its own.

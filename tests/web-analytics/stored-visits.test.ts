@@ -8,7 +8,7 @@ import { eventually } from '../helpers/eventually';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { createWorkspace, sendEvents, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 import { regulate, settledRegulation } from '../regulations/helpers';
-import { DAY, HOUR, MINUTE, sessionize, type Ev } from './stats-reference';
+import { DAY, HOUR, makesVisits, MINUTE, sessionize, type Ev } from './stats-reference';
 import { storedVisitsLog, type StoredVisitsLog } from './stored-visits-log';
 import { answer, EVENT_METRICS, visitMetrics, type Range, type Row } from './stored-visits-reference';
 
@@ -177,6 +177,10 @@ describe('stored visits equal a plain sessionization per device', () => {
       expect(c.log.events.some((e) => e.personId === c.log.erased && e.type === 'page')).toBe(true);
       if (c.name.startsWith('control')) expect([acrossMidnight, overlapping]).toEqual([0, 0]);
       else expect(acrossMidnight * overlapping).toBeGreaterThan(0);
+      // Crawlers' page views and backend calls (no page, no browser) are in the log, and make no visit.
+      const crawled = c.log.events.filter((e) => e.context?.bot === true && e.type === 'page').length;
+      const backend = c.log.events.filter((e) => e.type === 'track' && e.event !== 'engagement' && !makesVisits(e) && !e.context?.bot).length;
+      if (!c.name.startsWith('control')) expect(crawled * backend).toBeGreaterThan(0);
     });
     for (const range of c.ranges) {
       test(`${c.name}, ${range.name}: every metric, aggregate and by every visit dimension and day`, async () => {

@@ -251,5 +251,11 @@ export const metaMigrations: Migration[] = [
     // The IANA time zone a workspace's days, weeks and months are counted in (the Stats API, and
     // insights that name none); rows written before read as UTC, as every workspace counted then.
     statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS timezone String DEFAULT 'UTC' AFTER siteDomains`],
+    },
+    {
+      version: 17,
+    name: 'cohorts_include_bots',
+    // Whether a cohort counts automated clients (src/events/bots.ts); cohorts saved before read as not.
+    statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.cohorts ${onCluster} ADD COLUMN IF NOT EXISTS includeBots Bool DEFAULT false AFTER filters`],
   },
 ];

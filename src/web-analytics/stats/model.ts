@@ -47,7 +47,7 @@ const Filter = t.Array(t.Unknown(), {
 
 export const StatsQuery = t.Object(
   {
-    site_id: t.String({ description: "One of the workspace's `siteDomains` (any, when it lists none)." }),
+    site_id: t.String({ description: "The workspace's id, or one of its `siteDomains` (any, when it lists none)." }),
     metrics: t.Array(t.String(), { minItems: 1, description: `Any of ${STATS_METRICS.join(', ')}.` }),
     date_range: t.Union([t.String(), t.Array(t.String(), { minItems: 2, maxItems: 2 })], {
       description: '`day`, `24h`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or a pair of ISO 8601 dates, or date-times with offsets.',

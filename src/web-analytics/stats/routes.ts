@@ -49,7 +49,7 @@ export function statsRoutes(store: WorkspaceStore, stats: StatsApi) {
         requestBody: { required: true, content: { 'application/json': { schema: StatsQuery as never } } },
         summary: "Plausible's Stats API v2",
         description:
-          "Plausible's `POST /api/v2/query` over the key's workspace: metrics, dimensions, filters, ordering and pagination as Plausible documents them, answered in its shape. `site_id` must be one of the workspace's `siteDomains` (any, when it lists none). Errors are Plausible's `{ \"error\": message }`. docs/api/stats.md has what is supported. Request body:\n\n```json\n" +
+          "Plausible's `POST /api/v2/query` over the key's workspace: metrics, dimensions, filters, ordering and pagination as Plausible documents them, answered in its shape. The workspace's events are the site: `site_id` is the workspace's id or one of its `siteDomains` (any, when it lists none). Bots and backend calls are never counted. Errors are Plausible's `{ \"error\": message }`. docs/api/stats.md has what is supported. Request body:\n\n```json\n" +
           JSON.stringify(StatsQuery.examples?.[0] ?? {}, null, 2) +
           '\n```',
       },

@@ -1,3 +1,4 @@
+import { HUMAN_EVENTS } from '../../events/bots';
 import { sourceNameSql } from '../sources/source-names';
 
 /**
@@ -75,11 +76,21 @@ export interface SessionNeeds {
 }
 
 /**
- * The events that make visits: page views and custom events (Plausible's two kinds), but not the
- * `engagement` reports of Plausible's tracker (time on page, scroll depth), which Plausible's own
- * queries leave out (`name != "engagement"`) as they are sent by no act of the visitor.
+ * Whether an event came from a visitor's browser: it has a page (`context.page.url` or `.path`, or
+ * a page's `properties.url` or `.path`) or a browser's user agent (`context.browser`, which the
+ * enrichment names from it). A backend's call (`track` of an upgrade from a server SDK) has
+ * neither, and belongs to no visit, as Plausible, which only sees browsers, never counts it.
  */
-export const VISIT_EVENTS = `(type = 'page' OR (type = 'track' AND event != 'engagement'))`;
+const FROM_BROWSER = `(${PAGE_PATH} != '' OR ${PAGE_URL} != '' OR JSONExtractString(context, 'browser', 'name') != '')`;
+
+/**
+ * The events that make visits (docs/web-analytics.md#visits): page views and custom events
+ * (Plausible's two kinds), but not the `engagement` reports of Plausible's tracker (time on page,
+ * scroll depth), which Plausible's own queries leave out (`name != "engagement"`) as they are sent
+ * by no act of the visitor; not those of automated clients (src/events/bots.ts), and only those
+ * sent from a browser (FROM_BROWSER).
+ */
+export const VISIT_EVENTS = `((type = 'page' OR (type = 'track' AND event != 'engagement')) AND ${HUMAN_EVENTS} AND ${FROM_BROWSER})`;
 
 /**
  * A subquery of the events `where` selects (a condition on `events_with_persons`, such as the

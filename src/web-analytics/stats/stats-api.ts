@@ -18,8 +18,8 @@ export function siteDomainsOf(workspace: Workspace): string[] {
 }
 
 /**
- * Plausible's Stats API v2 for a workspace: checks `site_id` against the workspace's
- * `siteDomains` (any when it lists none: the workspace is the site), compiles the query and runs
+ * Plausible's Stats API v2 for a workspace, whose events are its site: checks `site_id` (the
+ * workspace's id, or one of its `siteDomains`), compiles the query and runs
  * the statement through the query runner (the scheduler, quota and limits of POST /queries) once
  * the events acknowledged before it are loaded and their persons resolved.
  */
@@ -58,10 +58,14 @@ export class StatsApi {
   }
 }
 
-/** 400 without `site_id`, 401 (as Plausible answers) when the workspace does not list it. */
+/**
+ * 400 without `site_id`, 401 (as Plausible answers) when it is neither the workspace's id nor one
+ * of its `siteDomains` (any, when it lists none).
+ */
 function checkSite(workspace: Workspace, body: unknown): void {
   const siteId = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { site_id?: unknown }).site_id : undefined;
   if (siteId === undefined || siteId === null) throw new StatsQueryError(MISSING_SITE_ID);
+  if (siteId === workspace.workspaceId) return;
   const domains = siteDomainsOf(workspace);
   if (domains.length === 0) return;
   if (typeof siteId !== 'string' || !domains.includes(siteId.toLowerCase())) throw new StatsQueryError(INVALID_KEY_OR_SITE, 401);

@@ -5,6 +5,7 @@
  * as for a new SESSION_TIMEOUT_MINUTES. Raise it with any change that alters stored visits.
  *
  * 0: before it was recorded. 1: sources named as Plausible names them, referrers without query,
- * utm_source filled from the page's `source` or `ref`.
+ * utm_source filled from the page's `source` or `ref`; automated clients' events and those sent
+ * from no browser (VISIT_EVENTS) left out.
  */
 export const VISIT_DEFINITION = 1;

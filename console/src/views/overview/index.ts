@@ -51,6 +51,8 @@ export function overviewView(root: HTMLElement): () => void {
 
   const status = h('span', { class: 'muted ov-status', role: 'status', 'aria-live': 'polite' });
   const siteSlot = h('span', { class: 'ov-site' });
+  // The workspace's site domains: only Plausible's keyless tracker needs one (its events are routed by domain).
+  let siteDomains: string[] = [];
   const liveSlot = h('span', { class: 'ov-live-slot' });
   const periodSelect = h('select', { class: 'ov-period', 'aria-label': 'Date range' }, ...PERIODS.map((p) => h('option', { value: p.id, selected: p.id === state.period }, p.label)));
   const fromInput = h('input', { type: 'date', name: 'from', 'aria-label': 'From' });
@@ -71,7 +73,7 @@ export function overviewView(root: HTMLElement): () => void {
   const range = () => rangeOf(state.period, { from: state.from, to: state.to });
   const writeUrl = () => {
     const q = new URLSearchParams();
-    if (state.site) q.set('site', state.site);
+    if (siteDomains.includes(state.site)) q.set('site', state.site);
     if (state.period !== '30d') q.set('period', state.period);
     if (state.period === 'custom') {
       q.set('from', range().from);
@@ -118,14 +120,19 @@ export function overviewView(root: HTMLElement): () => void {
 
   const emptyState = () => {
     const origin = location.origin;
+    const plausible = siteDomains.length
+      ? [
+          h('p', {}, "Or Plausible's tracker (npm @plausible-analytics/tracker), with its endpoint changed:"),
+          h('pre', { class: 'snippet' }, `import { init } from '@plausible-analytics/tracker';\ninit({ domain: '${siteDomains[0]}', endpoint: '${origin}/api/event' });`),
+        ]
+      : [h('p', { class: 'muted' }, "Plausible's tracker sends no key: give the workspace your site's domain (Workspaces, Edit, Sites) to route its events here.")];
     return h(
       'div',
       { class: 'notice notice-info ov-empty', role: 'status' },
       h('strong', {}, 'No visits in this period yet.'),
-      h('p', {}, `Point Plausible's tracker or ours at this service, and the page views of ${state.site} show here within seconds. Plausible's tracker (npm @plausible-analytics/tracker), with its endpoint changed:`),
-      h('pre', { class: 'snippet' }, `import { init } from '@plausible-analytics/tracker';\ninit({ domain: '${state.site}', endpoint: '${origin}/api/event' });`),
-      h('p', {}, "Or this service's own script, with the workspace's public key:"),
+      h('p', {}, "Point this service's script at your pages, with the workspace's public key, and their page views show here within seconds:"),
       h('pre', { class: 'snippet' }, `<script defer src="${origin}/script.js" data-key="PUBLIC_KEY"></script>`),
+      ...plausible,
       h('p', { class: 'muted' }, state.period === 'today' ? 'Another period, above, may have visits already.' : "Today's visits show under Today: the last 7 and 30 days end yesterday, as Plausible's do.", state.period === 'today' ? null : ' ', state.period === 'today' ? null : showToday()),
     );
   };
@@ -259,23 +266,16 @@ export function overviewView(root: HTMLElement): () => void {
     toInput.value = r.to;
   }
 
-  // The workspace's sites, read again: they may have been set since signing in.
+  // The workspace's sites, read again: they may have been set since signing in. Its events are
+  // its site: without domains the Stats API is asked by the workspace's id.
   api<KeyIdentity>('GET', '/whoami').then(
     (identity) => {
       if (stopped) return;
-      const sites = identity.workspace.siteDomains ?? [];
+      const sites = (siteDomains = identity.workspace.siteDomains ?? []);
       if (sites.length === 0) {
-        body.replaceChildren(
-          h(
-            'div',
-            { class: 'notice notice-info ov-no-site', role: 'status' },
-            h('strong', {}, 'This workspace has no site yet.'),
-            h('p', {}, "The overview shows one website's visits. Give the workspace your site's domain (the one Plausible's tracker sends as its domain), then open this page again."),
-            h('p', {}, identity.kind === 'admin' ? 'On the Workspaces page: Edit, then Sites. Or through the API:' : 'An admin key can do it on the Workspaces page (Edit, then Sites), or through the API:'),
-            h('pre', { class: 'snippet' }, `curl -X PUT ${location.origin}/workspaces/${identity.workspace.workspaceId} \\\n  -H 'Authorization: Bearer ADMIN_KEY' -H 'Content-Type: application/json' \\\n  -d '{"name": ${JSON.stringify(identity.workspace.name)}, "siteDomains": ["example.com"]}'`),
-          ),
-        );
-        periodSelect.disabled = true;
+        state.site = identity.workspace.workspaceId;
+        siteSlot.replaceChildren();
+        start();
         return;
       }
       if (!sites.includes(state.site)) state.site = sites[0]!;
