@@ -69,7 +69,8 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
       let t = from + Math.floor(random() * span);
       // Some sessions start on the hour, at local midnight or near the clock changes.
       if (random() < 0.1) t = Math.floor(t / HOUR) * HOUR;
-      const device = p % 17 === 0 && s === 0 ? sharedBrowser : pick(devices);
+      // Shared browsers: a few persons' first sessions on one, others' last sessions on another.
+      const device = p % 17 === 0 && s === 0 ? sharedBrowser : p % 13 === 5 && s === sessions - 1 ? `${sharedBrowser}-2` : pick(devices);
       const signedIn = (t - from) / span >= identifiesAt;
       for (let k = 1 + Math.floor(random() * 4); k > 0 && t <= to; k--) {
         const ids = signedIn ? { userId, anonymousId: random() < 0.8 ? device : undefined } : { anonymousId: device };
@@ -86,19 +87,22 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
     if (groupId && random() < 0.5) events.push({ type: 'group', userId, groupId, traits: { name: groupId, size: Math.floor(random() * 50) }, timestamp: new Date(from + Math.floor(random() * span)).toISOString() });
   }
   // Sent in time order, as live traffic arrives (equal times keep their order): a person's
-  // anonymous events go before the identify that links them, which then applies to the past. Out
-  // of time order, a shared browser's links follow a documented rule of their own (persons.md).
+  // anonymous events go before the identify that links them, which then applies to the past.
   return resolvePersons(events.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp)));
 }
 
-/** Each event's person: its userId, else the userId its anonymousId was most recently linked to (time, then sending order), else its anonymousId. */
+/**
+ * Each event's person: its userId, else the userId its anonymousId was first linked to (the
+ * earliest event carrying both, by time, then sending order: a shared browser stays with its first
+ * user), else its anonymousId.
+ */
 export function resolvePersons(events: readonly LogEvent[]): Sent[] {
   const sent = events.map((e, index) => ({ ...e, at: Date.parse(e.timestamp), index, personId: '' }));
   const links = new Map<string, { userId: string; at: number; index: number }>();
   for (const e of sent) {
     if (!e.userId || !e.anonymousId || e.anonymousId === e.userId) continue;
     const known = links.get(e.anonymousId);
-    if (!known || e.at > known.at || (e.at === known.at && e.index > known.index)) links.set(e.anonymousId, { userId: e.userId, at: e.at, index: e.index });
+    if (!known || e.at < known.at || (e.at === known.at && e.index < known.index)) links.set(e.anonymousId, { userId: e.userId, at: e.at, index: e.index });
   }
   for (const e of sent) e.personId = e.userId || links.get(e.anonymousId!)?.userId || e.anonymousId!;
   return sent;
