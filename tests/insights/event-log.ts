@@ -4,10 +4,10 @@ import { uniqueName } from '../helpers/engine-dir';
 
 /**
  * Seeded random event logs for the insights' differential tests, and the plain computation of
- * who each event belongs to (docs/api/persons.md): persons who browse anonymously and then sign
- * in (on one or two devices), persons never identified, persons signed in from the start; a
- * shared browser; groups; ties in timestamps; events around the daylight-saving changes of
- * Europe/Paris and at local midnights.
+ * who each event belongs to and each person's first touch (docs/api/persons.md): persons who
+ * browse anonymously and then sign in (on one or two devices), persons never identified, persons
+ * signed in from the start; two shared browsers; referrers; groups; ties in timestamps; events
+ * around the daylight-saving changes of Europe/Paris and at local midnights.
  */
 
 export interface LogEvent {
@@ -34,6 +34,8 @@ export interface Sent extends LogEvent {
 export const EVENT_NAMES = ['pageview_pricing', 'signup', 'purchase', 'invite', 'upgrade'] as const;
 export const PLANS = ['free', 'pro', 'team', 'enterprise'] as const;
 export const PATHS = ['/', '/pricing', '/docs', '/blog', '/signup'] as const;
+/** Referrers of page views, in turn (none for two of five): what first touch reads. */
+const REFERRERS = ['https://www.google.com/search?q=x', '', 'https://t.co/abc', 'https://news.ycombinator.com/item?id=42', ''] as const;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -75,7 +77,8 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
       for (let k = 1 + Math.floor(random() * 4); k > 0 && t <= to; k--) {
         const ids = signedIn ? { userId, anonymousId: random() < 0.8 ? device : undefined } : { anonymousId: device };
         const r = random();
-        if (r < 0.35) events.push({ type: 'page', ...ids, properties: { path: pick(PATHS) }, timestamp: '' });
+        const referrer = REFERRERS[events.length % REFERRERS.length];
+        if (r < 0.35) events.push({ type: 'page', ...ids, properties: { path: pick(PATHS), ...(referrer ? { referrer } : {}) }, timestamp: '' });
         else events.push({ type: 'track', event: pick(EVENT_NAMES), ...ids, ...(groupId ? { groupId } : {}), properties: { plan, amount: Math.floor(random() * 100) }, timestamp: '' });
         events[events.length - 1]!.timestamp = new Date(t).toISOString();
         if (random() > 0.1) t += Math.floor(random() * 3 * HOUR);
@@ -106,6 +109,25 @@ export function resolvePersons(events: readonly LogEvent[]): Sent[] {
   }
   for (const e of sent) e.personId = e.userId || links.get(e.anonymousId!)?.userId || e.anonymousId!;
   return sent;
+}
+
+/**
+ * Each person's first touch (docs/api/persons.md#first-touch): from their first event (time, then
+ * sending order), its page's path and referrer, and the referrer's host ('' where it had none).
+ */
+export function firstTouch(events: readonly Sent[]): Map<string, { $initial_pathname: string; $initial_referrer: string; $initial_referring_domain: string }> {
+  const first = new Map<string, Sent>();
+  for (const e of events) {
+    const known = first.get(e.personId);
+    if (!known || e.at < known.at || (e.at === known.at && e.index < known.index)) first.set(e.personId, e);
+  }
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return new Map(
+    [...first].map(([personId, e]) => {
+      const referrer = text(e.properties?.referrer);
+      return [personId, { $initial_pathname: text(e.properties?.path), $initial_referrer: referrer, $initial_referring_domain: referrer ? new URL(referrer).hostname : '' }];
+    }),
+  );
 }
 
 /** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name. */

@@ -26,7 +26,7 @@
 /** The path of an event's page: `context.page.path` (Segment SDKs, our tracker, Plausible's events), else `properties.path`. */
 export const PAGE_PATH = `if(JSONExtractString(context, 'page', 'path') != '', JSONExtractString(context, 'page', 'path'), JSONExtractString(properties, 'path'))`;
 const PAGE_URL = `if(JSONExtractString(context, 'page', 'url') != '', JSONExtractString(context, 'page', 'url'), JSONExtractString(properties, 'url'))`;
-const RAW_REFERRER = `if(JSONExtractString(context, 'page', 'referrer') != '', JSONExtractString(context, 'page', 'referrer'), JSONExtractString(properties, 'referrer'))`;
+export const RAW_REFERRER = `if(JSONExtractString(context, 'page', 'referrer') != '', JSONExtractString(context, 'page', 'referrer'), JSONExtractString(properties, 'referrer'))`;
 /**
  * The referrer as Plausible shows it: without scheme, `www.` and a trailing slash; empty when the
  * referrer is the page's own site (navigation within the site).
