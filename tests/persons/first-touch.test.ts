@@ -107,5 +107,15 @@ describe('first touch on persons, with known answers', () => {
       { personId: 'ann', source: 'Google', country: 'FR' },
       { personId: 'bob', source: 'Twitter', country: 'DE' },
     ]);
+    // docs/sql.md's example: sign-ups by first touch.
+    const signups = await rowsOf(
+      svc,
+      "SELECT t.`$initial_source` AS source, count() AS signups FROM events_with_persons AS e JOIN person_first_touch AS t USING personId WHERE e.event = 'signup' GROUP BY source ORDER BY signups DESC, source",
+      key,
+    );
+    expect(signups).toEqual([
+      { source: 'Google', signups: 1 },
+      { source: 'Twitter', signups: 1 },
+    ]);
   });
 });
