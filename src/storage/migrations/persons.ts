@@ -169,5 +169,7 @@ export const personMigrations: Migration[] = [
       ];
     },
   },
-  { version: 7, name: 'person_first_links', statements: firstLinksMigration },
 ];
+
+/** After the visits' migration (6): the ledger lists migrations in version order. */
+export const personFirstLinksMigration: Migration = { version: 7, name: 'person_first_links', statements: firstLinksMigration };
