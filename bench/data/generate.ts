@@ -24,6 +24,6 @@ for (let offset = 0; offset < Number(count); offset += CHUNK) {
   await session.queryAsync(sql(database, Math.min(CHUNK, Number(count) - offset), offset));
 }
 await session.queryAsync(`OPTIMIZE TABLE ${database}.events FINAL`);
-if (mix === 'persons') await session.queryAsync(`OPTIMIZE TABLE ${database}.person_links FINAL`);
+if (mix === 'persons') await session.queryAsync(`OPTIMIZE TABLE ${database}.person_first_links FINAL`);
 session.close();
 console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000 }));

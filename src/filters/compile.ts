@@ -1,4 +1,5 @@
 import { invalidInput } from '../http/problem';
+import { FIRST_TOUCH_VIEW, isFirstTouch } from '../persons/first-touch-names';
 import type { SqlParams } from '../sql-params';
 import { MAX_PROPERTY_DEPTH, type Filter, type Operator, type PropertyFilter } from './model';
 
@@ -45,6 +46,9 @@ function propertyFilter(filter: PropertyFilter, rows: Rows, params: SqlParams, p
     const condition = valueCondition(filter, eventValue(filter.property, params), params, pointer);
     return rows === 'events' ? condition : `personId IN (SELECT personId FROM events_with_persons WHERE ${condition})`;
   }
+  if (source === 'person' && isFirstTouch(filter.property)) {
+    return `personId IN (SELECT personId FROM ${FIRST_TOUCH_VIEW} WHERE ${valueCondition(filter, column(filter.property), params, pointer)})`;
+  }
   if (source === 'person') {
     const condition = valueCondition(filter, viewValue(filter.property, PERSON_COLUMNS, params), params, pointer);
     return rows === 'persons' ? condition : `personId IN (SELECT personId FROM persons WHERE ${condition})`;
@@ -61,11 +65,13 @@ interface Value {
   time?: string;
 }
 
+/** A column's value; `name` is one of the lists' (a first-touch name quoted, for its `$`). */
 function column(name: string): Value {
+  const quoted = isFirstTouch(name) ? `\`${name}\`` : name;
   return {
-    text: `toString(${name})`,
-    number: `toFloat64OrNull(toString(${name}))`,
-    isSet: TIME_COLUMNS.has(name) ? '1' : `toString(${name}) != ''`,
+    text: `toString(${quoted})`,
+    number: `toFloat64OrNull(toString(${quoted}))`,
+    isSet: TIME_COLUMNS.has(name) ? '1' : `toString(${quoted}) != ''`,
     time: TIME_COLUMNS.has(name) ? name : undefined,
   };
 }
@@ -97,12 +103,17 @@ function viewValue(property: string, columns: ReadonlySet<string>, params: SqlPa
 
 /**
  * The text of a property (as filters compare it): of the event rows for `event`, else of the
- * `persons` or `groups` view's rows (their traits and columns).
+ * `persons` or `groups` view's rows (their traits and columns), or of `person_first_touch`'s for
+ * a first-touch property (personViewOf).
  */
 export function propertyText(property: string, source: 'event' | 'person' | 'group', params: SqlParams): string {
   if (source === 'event') return eventValue(property, params).text;
+  if (source === 'person' && isFirstTouch(property)) return column(property).text;
   return viewValue(property, source === 'person' ? PERSON_COLUMNS : GROUP_COLUMNS, params).text;
 }
+
+/** The view that holds a person property: `person_first_touch` for a first-touch one, else `persons`. */
+export const personViewOf = (property: string): string => (isFirstTouch(property) ? FIRST_TOUCH_VIEW : 'persons');
 
 /** The number of an event property (NULL where it is not one), as filters compare it. */
 export function eventPropertyNumber(property: string, params: SqlParams): string {

@@ -1,5 +1,5 @@
 import { botCondition } from '../events/bots';
-import { filterConditions, propertyText, type FilterContext } from '../filters/compile';
+import { filterConditions, personViewOf, propertyText, type FilterContext } from '../filters/compile';
 import type { Filter } from '../filters/model';
 import type { Params, Row } from '../storage/storage';
 import { bindRange, type TimeRange } from './time-range';
@@ -72,7 +72,7 @@ export function eventsWithBreakdown(breakdown: Breakdown | undefined, context: C
   const source = breakdown.source ?? 'event';
   const value = propertyText(breakdown.property, source, context.params);
   if (source === 'event') return `(SELECT *, ${value} AS breakdownProperty FROM events_with_persons)`;
-  const [view, key] = source === 'person' ? ['persons', 'personId'] : ['groups', 'groupId'];
+  const [view, key] = source === 'person' ? [personViewOf(breakdown.property), 'personId'] : ['groups', 'groupId'];
   return `(SELECT e.*, b.breakdownProperty AS breakdownProperty FROM events_with_persons AS e
     LEFT ANY JOIN (SELECT ${key}, ${value} AS breakdownProperty FROM ${view}) AS b ON b.${key} = e.${key})`;
 }

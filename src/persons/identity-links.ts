@@ -2,7 +2,7 @@ import type { AcceptedEvent } from '../events/event-rows';
 import { forEachLink, type IdentityLink } from '../events/identity-link';
 import type { Logger } from '../log';
 import { MonotonicClock } from '../monotonic-clock';
-import { LOOKUP_TABLES } from '../storage/migrations/persons';
+import { derivedFirstLinks, FIRST_LINKS, LOOKUP_TABLES } from '../storage/migrations/persons';
 import { identifier, jsonLines, type Storage } from '../storage/storage';
 import { parseIsoDateTime, toEngineDateTime, type Micros } from '../timestamps';
 
@@ -37,19 +37,19 @@ const RECOVERY_MARGIN_MINUTES = 10;
 
 const NO_LINKS: readonly IdentityLink[] = Object.freeze([]);
 
-/** A link this process has stored and resolved: the latest of its id it has seen, but for repeats of it. */
+/** A link this process has stored and resolved: the first of its id it has seen. */
 interface Remembered {
   database: string;
   userId: string;
   /**
-   * The time of the event it was remembered from. Repeats of the link do not move it on (that
-   * would parse every repeat's time): a late link to another userId dated after it, which wins in
-   * `person_links` too, takes its place here, and the next repeat is then stored again and wins back.
+   * The time of the event it was remembered from. A link of the id dated after it loses to it (in
+   * `person_first_links` too) and is not stored; one dated before it (an import of older events)
+   * takes its place, here and there.
    */
   at: Micros;
 }
 
-/** A link waiting for its round: the latest of its id, by time, then arrival. */
+/** A link waiting for its round: the first of its id, by time, then arrival. */
 interface PendingLink {
   userId: string;
   rename: boolean;
@@ -74,24 +74,18 @@ interface Pending {
 const inList = (param: string) => `(SELECT arrayJoin({${param}:Array(String)}))`;
 
 /**
- * The links the events of `events` (a table or view of events) carry, one per id (its latest, by
- * time, then parse order), as `person_links` rows; only of events parsed since `since` when given.
+ * Each id's first link (id, userId, kind), of the ids `where` (SQL over `id`) selects when given.
+ * By `min`, not FINAL: a tuple's element read under FINAL comes from one of the unmerged rows
+ * (chDB 3.4.0).
  */
-const derivedLinks = (events: string, since?: string) => `SELECT link.1 AS id, argMax(link.2, (ts, p)) AS userId, argMax(link.3, (ts, p)) AS kind, max(ts) AS linkedAt, max(p) AS parsedAt
-  FROM (
-    SELECT arrayJoin(arrayFilter(l -> l.1 != '' AND l.1 != l.2, [
-        (anonymousId, userId, 'identify'),
-        (if(type = 'alias', JSONExtractString(properties, 'previousId'), ''), userId, 'alias')
-      ])) AS link, timestamp AS ts, parsedAt AS p
-    FROM ${events}
-    WHERE userId != '' AND (anonymousId != '' OR type = 'alias')${since ? ` AND parsedAt >= ${since}` : ''}
-  )
-  GROUP BY id`;
+const firstLinks = (db: string, where?: string) => `SELECT id, f.userId AS userId, f.kind AS kind
+  FROM (SELECT id, min(first) AS f FROM ${db}.${FIRST_LINKS}${where ? ` WHERE ${where}` : ''} GROUP BY id)`;
 
 /**
- * Keeps `person_links` (every link) and `person_lookup` (each linked id resolved to its person)
- * in step with the events loaded. In rounds after the loads, the new links are stored and the ids
- * whose link may have changed are resolved again in the engine: their latest link (FINAL), then
+ * Keeps `person_first_links` (each id's first link) and `person_lookup` (each linked id resolved
+ * to its person) in step with the events loaded. In rounds after the loads, the new links are
+ * stored and the ids whose link may have changed are resolved again in the engine: their first
+ * link (FINAL), then
  * the person of its userId when that was itself renamed. A rename also re-points every id that
  * resolved to the renamed id. Links this process has already resolved to the same userId are
  * skipped as their events are submitted, which keeps the cost at ingest to the links that are new
@@ -100,15 +94,14 @@ const derivedLinks = (events: string, since?: string) => `SELECT link.1 AS id, a
 export class IdentityLinks {
   private readonly versions = new MonotonicClock();
   /**
-   * id → the latest link of the id this process has seen and resolved, in insertion order
-   * (oldest first). Another link of the id is resolved again whatever its time, since
-   * `person_links` may hold a later one from elsewhere. Keyed by the id alone, so that the
+   * id → the first link of the id this process has seen and resolved, in insertion order
+   * (oldest first). Another link of the id dated before it is stored and resolved again. Keyed by the id alone, so that the
    * lookup every linking event makes builds no key: the same id in another database takes the
    * place (forgetting a link costs only its resolving again).
    */
   private readonly resolved = new Map<string, Remembered>();
   /**
-   * id → the latest of its links handed out by `linksOf` and not yet `loaded`, and its database.
+   * id → the last of its links handed out by `linksOf` and not yet `loaded`, and its database.
    * While one is, the id's repeats are handed out too: loading it may change what is remembered
    * for the id. (One whose events never load, refused or of a dropped database, stays until the
    * id's next link is loaded, or its database is dropped.)
@@ -167,11 +160,14 @@ export class IdentityLinks {
       const known = this.resolved.get(id);
       if (known !== undefined && known.userId === userId && known.database === database && !rename) continue;
       const at = parseIsoDateTime(timestamp)!;
+      // Dated after the first link stored for the id (or at its time, and parsed later): it loses.
+      if (known !== undefined && known.database === database && at >= known.at) continue;
       if (!pending) this.pending.set(database, (pending = { links: new Map(), renamed: new Set(), attempts: 0 }));
       const queued = pending.links.get(id);
-      if (!queued || at >= queued.at) pending.links.set(id, { userId, rename, at, parsedAt });
+      if (queued && at >= queued.at) continue;
+      pending.links.set(id, { userId, rename, at, parsedAt });
       if (rename) pending.renamed.add(id);
-      if (known?.database !== database || at >= known.at) this.remember(database, id, userId, at);
+      this.remember(database, id, userId, at);
     }
     if (pending && !this.running.has(database)) this.running.set(database, this.drain(database));
   }
@@ -187,7 +183,7 @@ export class IdentityLinks {
 
   /**
    * Stores and resolves what is queued for `database`, round after round, until nothing is. A
-   * round that fails is tried again with the next (its links first, so later ones win), at most
+   * round that fails is tried again with the next (the first of each id's links kept), at most
    * ATTEMPTS times. Never throws.
    */
   private async drain(database: string): Promise<void> {
@@ -217,18 +213,24 @@ export class IdentityLinks {
     this.hurried.delete(database);
   }
 
-  /** Puts a failed round's links back before those queued since (which are later, and win). */
+  /** Puts a failed round's links back with those queued since, the first of each id's kept. */
   private requeue(database: string, failed: Pending, attempts: number): void {
     const since = this.pending.get(database);
-    for (const [id, link] of since?.links ?? []) failed.links.set(id, link);
+    for (const [id, link] of since?.links ?? []) {
+      const earlier = failed.links.get(id);
+      if (!earlier || link.at < earlier.at) failed.links.set(id, link);
+    }
     for (const id of since?.renamed ?? []) failed.renamed.add(id);
     this.pending.set(database, { links: failed.links, renamed: failed.renamed, attempts });
   }
 
-  /** Stores a round's links in `person_links`. */
+  /** Stores a round's links in `person_first_links` (where each id keeps its first). */
   private async store(database: string, links: ReadonlyMap<string, PendingLink>): Promise<void> {
-    const rows = [...links].map(([id, l]) => ({ id, userId: l.userId, kind: l.rename ? 'alias' : 'identify', linkedAt: toEngineDateTime(l.at), parsedAt: toEngineDateTime(l.parsedAt) }));
-    await this.storage.insert(database, 'person_links', jsonLines(rows));
+    const rows = [...links].map(([id, l]) => ({
+      id,
+      first: { linkedAt: toEngineDateTime(l.at), parsedAt: toEngineDateTime(l.parsedAt), userId: l.userId, kind: l.rename ? 'alias' : 'identify' },
+    }));
+    await this.storage.insert(database, FIRST_LINKS, jsonLines(rows));
   }
 
   /** Waits `ms` for more links, unless a read waits for `database` and the last round did not fail. */
@@ -254,12 +256,13 @@ export class IdentityLinks {
    */
   async rebuild(database: string): Promise<void> {
     const db = identifier(database);
-    const since = `(SELECT max(parsedAt) FROM ${db}.person_links) - INTERVAL ${RECOVERY_MARGIN_MINUTES} MINUTE`;
-    await this.storage.command(`INSERT INTO ${db}.person_links (id, userId, kind, linkedAt, parsedAt) ${derivedLinks(`${db}.events`, since)}`, {}, 'background');
-    const all = `SELECT id, userId, kind FROM ${db}.person_links FINAL`;
+    // The newest first link stored: links dated after the first of their id are not stored, so
+    // the links a stop lost were parsed after it (or lose anyway).
+    const since = `(SELECT max(first.parsedAt) FROM ${db}.${FIRST_LINKS}) - INTERVAL ${RECOVERY_MARGIN_MINUTES} MINUTE`;
+    await this.storage.command(`INSERT INTO ${db}.${FIRST_LINKS} (id, first) ${derivedFirstLinks(`${db}.events`, `parsedAt >= ${since}`)}`, {}, 'background');
     await this.storage.command(
       `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
-       SELECT r.id, r.personId, r.isAlias, {version:UInt64} FROM (${this.resolution(db, all, `SELECT userId FROM ${db}.person_links`)}) AS r
+       SELECT r.id, r.personId, r.isAlias, {version:UInt64} FROM (${this.resolution(db, firstLinks(db), `SELECT first.userId FROM ${db}.${FIRST_LINKS}`)}) AS r
        LEFT ANY JOIN (SELECT id, personId, isAlias FROM ${db}.person_lookup FINAL) AS old ON old.id = r.id
        WHERE old.personId != r.personId OR old.isAlias != r.isAlias`,
       { version: this.version() },
@@ -279,14 +282,23 @@ export class IdentityLinks {
     return rows.map((r) => String(r.id));
   }
 
-  /** Removes the links of `ids` and of the persons `personIds` (an erasure), then refills the Join tables. */
+  /**
+   * Removes the links of `ids` and of the persons `personIds` (an erasure), derives the links of
+   * `ids` again from the events left, then refills the Join tables.
+   */
   async erase(database: string, ids: readonly string[], personIds: readonly string[]): Promise<void> {
     const db = identifier(database);
     // Not ON CLUSTER: on a cluster both tables are replicated on every node and replicate their own DELETE.
     const params = { ids, personIds };
-    await this.storage.command(`DELETE FROM ${db}.person_links WHERE id IN {ids:Array(String)} OR userId IN {personIds:Array(String)}`, params, 'background');
+    await this.storage.command(`DELETE FROM ${db}.${FIRST_LINKS} WHERE id IN {ids:Array(String)} OR first.userId IN {personIds:Array(String)}`, params, 'background');
     await this.storage.command(`DELETE FROM ${db}.person_lookup WHERE id IN {ids:Array(String)} OR personId IN {personIds:Array(String)}`, params, 'background');
     this.forgetDatabase(database);
+    // The events left may link the ids again (a shared browser's later user): their first link now.
+    if (ids.length > 0) {
+      const left = derivedFirstLinks(`${db}.events`, `anonymousId IN {ids:Array(String)} OR type = 'alias'`);
+      await this.storage.command(`INSERT INTO ${db}.${FIRST_LINKS} (id, first) SELECT id, first FROM (${left}) WHERE id IN {ids:Array(String)}`, params, 'background');
+      await this.resolveIds(database, [...ids]);
+    }
     await this.refillJoinTables(database);
   }
 
@@ -354,11 +366,11 @@ export class IdentityLinks {
 
   private async resolveIds(database: string, ids: string[]): Promise<void> {
     const db = identifier(database);
-    const links = `SELECT id, userId, kind FROM ${db}.person_links FINAL WHERE id IN ${inList('ids')}`;
+    const links = firstLinks(db, `id IN ${inList('ids')}`);
     const renames = await this.holdsRenames(database);
     await this.storage.command(
       `INSERT INTO ${db}.person_lookup (id, personId, isAlias, version)
-       SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT userId FROM ${db}.person_links WHERE id IN ${inList('ids')}`, renames)})`,
+       SELECT id, personId, isAlias, {version:UInt64} FROM (${this.resolution(db, links, `SELECT first.userId FROM ${db}.${FIRST_LINKS} WHERE id IN ${inList('ids')}`, renames)})`,
       { ids, version: this.version() },
       'background',
     );

@@ -13,6 +13,9 @@ export const Person = t.Object({
   firstSeen: t.String({ format: 'date-time' }),
   lastSeen: t.String({ format: 'date-time' }),
   eventCount: t.Number(),
+  firstTouch: t.Record(t.String(), t.String(), {
+    description: "The person's first touch, from their first event: `$initial_referrer`, `$initial_source`, `$initial_utm_source`, ... ('' where that event had none).",
+  }),
 });
 export type Person = typeof Person.static;
 

@@ -1,5 +1,6 @@
 import { EVENT_JSON_SQL } from '../events/event-rows';
 import type { SqlParams } from '../sql-params';
+import { FIRST_TOUCH_VIEW } from './first-touch-names';
 
 /** The statements of the persons routes, over the workspace's views (the current database). */
 
@@ -31,6 +32,11 @@ export function personEvents(personId: string, limit: number, offset: number, pa
   return `SELECT ${EVENT_JSON_SQL} AS json, count() OVER () AS total FROM events_with_persons
     WHERE (userId IN ${ids} OR anonymousId IN ${ids}) AND personId = ${person}
     ORDER BY timestamp DESC, uuid DESC LIMIT ${params.bind(limit, 'UInt32')} OFFSET ${params.bind(offset, 'UInt64')}`;
+}
+
+/** The first touch of `personIds`, by person. */
+export function firstTouchOf(personIds: readonly string[], params: SqlParams): string {
+  return `SELECT * FROM ${FIRST_TOUCH_VIEW} WHERE personId IN ${params.bind(personIds, 'Array(String)')}`;
 }
 
 export function oneGroup(groupId: string, params: SqlParams): string {

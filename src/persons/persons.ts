@@ -12,10 +12,11 @@ import type { Row } from '../storage/storage';
 import { engineToIso } from '../timestamps';
 import type { Workspace } from '../workspaces/model';
 import type { Group, ListPersonsQuery, Person } from './model';
-import { oneGroup, onePerson, personEvents, personSearch, personsPage } from './person-sql';
+import { FIRST_TOUCH_NAMES } from './first-touch-names';
+import { firstTouchOf, oneGroup, onePerson, personEvents, personSearch, personsPage } from './person-sql';
 
-/** A row of the `persons` view as the API's Person (the runner answers `traits` as an object already). */
-function toPerson(row: Row): Person {
+/** A row of the `persons` view as the API's Person (the runner answers `traits` as an object already), with its first touch. */
+function toPerson(row: Row, firstTouch: Record<string, string>): Person {
   const person: Person = {
     personId: String(row.personId),
     userIds: row.userIds as string[],
@@ -24,6 +25,7 @@ function toPerson(row: Row): Person {
     firstSeen: engineToIso(String(row.firstSeen)),
     lastSeen: engineToIso(String(row.lastSeen)),
     eventCount: Number(row.eventCount),
+    firstTouch,
   };
   if (row.userId !== '') person.userId = String(row.userId);
   return person;
@@ -70,14 +72,26 @@ export class Persons {
     const where = conditions.map((c) => `(${c})`).join(' AND ');
     const { limit, offset } = pageWindow(query);
     const rows = await this.run(workspace, personsPage(where, limit, offset, context.params), context.params);
-    return { results: rows.map(toPerson), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, where, context.params) : 0)) };
+    const touches = await this.firstTouches(workspace, rows);
+    return { results: rows.map((row) => toPerson(row, touches.get(String(row.personId))!)), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, where, context.params) : 0)) };
   }
 
   async get(workspace: Workspace, personId: string): Promise<Person> {
     const params = new SqlParams();
     const [row] = await this.run(workspace, onePerson(personId, params), params);
     if (!row) throw notFound(`no person ${personId}`);
-    return toPerson(row);
+    return toPerson(row, (await this.firstTouches(workspace, [row])).get(personId)!);
+  }
+
+  /** The first touch of the persons of `rows`, by personId (read for those persons alone). */
+  private async firstTouches(workspace: Workspace, rows: readonly Row[]): Promise<Map<string, Record<string, string>>> {
+    const touches = new Map<string, Record<string, string>>();
+    if (rows.length === 0) return touches;
+    const params = new SqlParams();
+    for (const { personId, ...touch } of await this.run(workspace, firstTouchOf(rows.map((r) => String(r.personId)), params), params)) {
+      touches.set(String(personId), Object.fromEntries(FIRST_TOUCH_NAMES.map((name) => [name, String(touch[name] ?? '')])));
+    }
+    return touches;
   }
 
   /** A page of the person's events as the JSON text of an EventsPage (each event's JSON made by the engine). */

@@ -7,6 +7,7 @@ import { MonotonicClock } from '../monotonic-clock';
 import { metaMigrations } from '../storage/migrations/meta';
 import type { MigrationRunner } from '../storage/migrations/runner';
 import { workspaceMigrations } from '../storage/migrations/workspace';
+import { firstTouchView } from '../persons/first-touch';
 import type { Storage } from '../storage/storage';
 import { generateKey, hashKey, KeyRing, type KeyKind, type KeyRecord } from './api-keys';
 import { databaseNameFor, withRandomSuffix } from './database-names';
@@ -112,12 +113,13 @@ export class WorkspaceStore {
   }
 
   /**
-   * Brings a workspace database to the current schema, with the configured durability and the
+   * Brings a workspace database to the current schema and views, with the configured durability and the
    * workspace's retention (again at each start, in case a change was cut short before its ALTER).
    */
   private async prepareDatabase(workspace: Workspace): Promise<void> {
     const { databaseName } = workspace;
     await this.migrations.apply(databaseName, workspaceMigrations);
+    await this.migrations.replaceViews(databaseName, [firstTouchView]);
     const fsync = this.options.ingestFsync ? 1 : 0;
     await this.migrations.setTableSettings(databaseName, this.migrations.eventsTable, { fsync_after_insert: fsync, fsync_part_directory: fsync });
     await applyRetention(this.migrations, databaseName, workspace.retentionDays, false);

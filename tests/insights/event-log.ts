@@ -4,10 +4,11 @@ import { uniqueName } from '../helpers/engine-dir';
 
 /**
  * Seeded random event logs for the insights' differential tests, and the plain computation of
- * who each event belongs to (docs/api/persons.md): persons who browse anonymously and then sign
- * in (on one or two devices), persons never identified, persons signed in from the start; a
- * shared browser; groups; ties in timestamps; events around the daylight-saving changes of
- * Europe/Paris and at local midnights; crawlers, whose events insights leave out.
+ * who each event belongs to and each person's first touch (docs/api/persons.md): persons who
+ * browse anonymously and then sign in (on one or two devices), persons never identified, persons
+ * signed in from the start; two shared browsers; referrers; groups; ties in timestamps; events
+ * around the daylight-saving changes of Europe/Paris and at local midnights; crawlers, whose
+ * events insights leave out.
  */
 
 export interface LogEvent {
@@ -36,6 +37,8 @@ export interface Sent extends LogEvent {
 export const EVENT_NAMES = ['pageview_pricing', 'signup', 'purchase', 'invite', 'upgrade'] as const;
 export const PLANS = ['free', 'pro', 'team', 'enterprise'] as const;
 export const PATHS = ['/', '/pricing', '/docs', '/blog', '/signup'] as const;
+/** Referrers of page views, in turn (none for two of five): what first touch reads. */
+const REFERRERS = ['https://www.google.com/search?q=x', '', 'https://t.co/abc', 'https://news.ycombinator.com/item?id=42', ''] as const;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -71,12 +74,14 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
       let t = from + Math.floor(random() * span);
       // Some sessions start on the hour, at local midnight or near the clock changes.
       if (random() < 0.1) t = Math.floor(t / HOUR) * HOUR;
-      const device = p % 17 === 0 && s === 0 ? sharedBrowser : pick(devices);
+      // Shared browsers: a few persons' first sessions on one, others' last sessions on another.
+      const device = p % 17 === 0 && s === 0 ? sharedBrowser : p % 13 === 5 && s === sessions - 1 ? `${sharedBrowser}-2` : pick(devices);
       const signedIn = (t - from) / span >= identifiesAt;
       for (let k = 1 + Math.floor(random() * 4); k > 0 && t <= to; k--) {
         const ids = signedIn ? { userId, anonymousId: random() < 0.8 ? device : undefined } : { anonymousId: device };
         const r = random();
-        if (r < 0.35) events.push({ type: 'page', ...ids, properties: { path: pick(PATHS) }, timestamp: '' });
+        const referrer = REFERRERS[events.length % REFERRERS.length];
+        if (r < 0.35) events.push({ type: 'page', ...ids, properties: { path: pick(PATHS), ...(referrer ? { referrer } : {}) }, timestamp: '' });
         else events.push({ type: 'track', event: pick(EVENT_NAMES), ...ids, ...(groupId ? { groupId } : {}), properties: { plan, amount: Math.floor(random() * 100) }, timestamp: '' });
         events[events.length - 1]!.timestamp = new Date(t).toISOString();
         if (random() > 0.1) t += Math.floor(random() * 3 * HOUR);
@@ -88,8 +93,7 @@ export function randomLog({ seed, from, to, persons }: LogOptions): Sent[] {
     if (groupId && random() < 0.5) events.push({ type: 'group', userId, groupId, traits: { name: groupId, size: Math.floor(random() * 50) }, timestamp: new Date(from + Math.floor(random() * span)).toISOString() });
   }
   // Sent in time order, as live traffic arrives (equal times keep their order): a person's
-  // anonymous events go before the identify that links them, which then applies to the past. Out
-  // of time order, a shared browser's links follow a documented rule of their own (persons.md).
+  // anonymous events go before the identify that links them, which then applies to the past.
   // Every thirteenth person is a crawler: the enrichment marks its events `context.bot`.
   for (const e of events) if (isCrawler(e)) e.context = { bot: true };
   return resolvePersons(events.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp)));
@@ -104,17 +108,40 @@ function isCrawler(e: LogEvent): boolean {
 /** Whether `e` is an automated client's, which insights leave out unless `includeBots`. */
 export const isBot = (e: LogEvent) => e.context?.bot === true;
 
-/** Each event's person: its userId, else the userId its anonymousId was most recently linked to (time, then sending order), else its anonymousId. */
+/**
+ * Each event's person: its userId, else the userId its anonymousId was first linked to (the
+ * earliest event carrying both, by time, then sending order: a shared browser stays with its first
+ * user), else its anonymousId.
+ */
 export function resolvePersons(events: readonly LogEvent[]): Sent[] {
   const sent = events.map((e, index) => ({ ...e, at: Date.parse(e.timestamp), index, personId: '' }));
   const links = new Map<string, { userId: string; at: number; index: number }>();
   for (const e of sent) {
     if (!e.userId || !e.anonymousId || e.anonymousId === e.userId) continue;
     const known = links.get(e.anonymousId);
-    if (!known || e.at > known.at || (e.at === known.at && e.index > known.index)) links.set(e.anonymousId, { userId: e.userId, at: e.at, index: e.index });
+    if (!known || e.at < known.at || (e.at === known.at && e.index < known.index)) links.set(e.anonymousId, { userId: e.userId, at: e.at, index: e.index });
   }
   for (const e of sent) e.personId = e.userId || links.get(e.anonymousId!)?.userId || e.anonymousId!;
   return sent;
+}
+
+/**
+ * Each person's first touch (docs/api/persons.md#first-touch): from their first event (time, then
+ * sending order), its page's path and referrer, and the referrer's host ('' where it had none).
+ */
+export function firstTouch(events: readonly Sent[]): Map<string, { $initial_pathname: string; $initial_referrer: string; $initial_referring_domain: string }> {
+  const first = new Map<string, Sent>();
+  for (const e of events) {
+    const known = first.get(e.personId);
+    if (!known || e.at < known.at || (e.at === known.at && e.index < known.index)) first.set(e.personId, e);
+  }
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return new Map(
+    [...first].map(([personId, e]) => {
+      const referrer = text(e.properties?.referrer);
+      return [personId, { $initial_pathname: text(e.properties?.path), $initial_referrer: referrer, $initial_referring_domain: referrer ? new URL(referrer).hostname : '' }];
+    }),
+  );
 }
 
 /** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name; a crawler's never (no `includeBots`). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { FunnelsAnswer } from '../../src/insights/model';
 import { actorsBehind } from './actors-check';
+import { sendEvents } from '../helpers/test-service';
 import { DAY, HOUR, isBot, matches, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 
 /**
@@ -177,8 +178,7 @@ describe('funnels on a seeded random log', () => {
   // A fixed past range around the change to summer time in Paris (30 March 2025).
   const logFrom = Date.parse('2025-03-10T00:00:00Z');
   const logTo = Date.parse('2025-04-20T00:00:00Z');
-  // Sent in time order (ties in their random order), as live traffic comes: links that arrive out
-  // of time order for a shared browser are a documented limitation of persons (persons.md).
+  // Sent in time order (ties in their random order), as live traffic comes.
   const events = resolvePersons(randomLog({ seed: 20251127, from: logFrom, to: logTo, persons: 400 }).sort((a, b) => a.at - b.at));
   let ctx: Awaited<ReturnType<typeof serviceWith>>;
   beforeAll(async () => {
@@ -402,7 +402,34 @@ describe('funnels, hand-made cases', () => {
     ]);
   });
 
+  test("a shared browser: A's funnel does not change when B later signs in on the same browser", async () => {
+    const query = { ...range, steps: [{ event: 'h20_view' }, { event: 'h20_signup' }] };
+    const browser = { anonymousId: 'anon-h20-shared' };
+    const send = (batch: LogEvent[]) => sendEvents(ctx.svc, batch, ctx.workspace.publicApiKey);
+    // A views anonymously, signs in on the browser, signs up 6 minutes after the view.
+    await send([
+      { type: 'track', event: 'h20_view', ...browser, timestamp: at('10:00:00.000') },
+      { type: 'identify', userId: 'h20-a', ...browser, timestamp: at('10:05:00.000') },
+      { type: 'track', event: 'h20_signup', userId: 'h20-a', ...browser, timestamp: at('10:06:00.000') },
+    ]);
+    const before = { funnel: await funnel(query), converted: await ctx.actors('funnels', { query, step: 1 }) };
+    expect(before.funnel[0]!.steps.map((s) => [s.count, s.medianSeconds])).toEqual([
+      [1, null],
+      [1, 360],
+    ]);
+    expect(before.converted.body).toEqual({ results: [{ personId: 'h20-a' }], total: 1 });
+    // Later, B signs in on the same browser, views anonymously there and signs up.
+    await send([
+      { type: 'identify', userId: 'h20-b', ...browser, timestamp: at('12:00:00.000') },
+      { type: 'track', event: 'h20_view', ...browser, timestamp: at('12:01:00.000') },
+      { type: 'track', event: 'h20_signup', userId: 'h20-b', ...browser, timestamp: at('12:02:00.000') },
+    ]);
+    // The browser stays A's (the first to sign in on it): A's funnel is what it was, and B, who viewed nothing signed in, did not convert.
+    expect({ funnel: await funnel(query), converted: await ctx.actors('funnels', { query, step: 1 }) }).toEqual(before);
+  });
+
   test('a breakdown property with quotes and backticks is a value like any other', async () => {
+
     const results = await funnel({ steps: [{ event: 'h7_a' }, { event: 'h7_b' }], breakdown: { property: 'it\'s a "quoted" `name`' } });
     expect(results.map((r) => [r.breakdownValue, r.steps.map((s) => s.count)])).toEqual([
       ['x"`\'1', [1, 1]],

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createWorkspace } from '../helpers/test-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { actorsBehind } from './actors-check';
-import { DAY, HOUR, matches, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
+import { DAY, firstTouch, HOUR, isBot, matches, randomLog, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 
 /**
  * Trends against a plain computation of the same definition (docs/api/insights.md) on a seeded
@@ -189,6 +189,30 @@ describe('trends on a seeded random log', () => {
     expect(people.length).toBeLessThan(inRange.length);
     expect((await ctx.insight('trends', query)).body.results.map((r: any) => r.total)).toEqual(totals(people));
     expect((await ctx.insight('trends', { ...query, includeBots: true })).body.results.map((r: any) => r.total)).toEqual(totals(inRange));
+  });
+
+  test("first touch: a breakdown by the person's first referrer's host, and a filter on their landing page", async () => {
+    const touch = firstTouch(events);
+    const range = { dateFrom: '2026-03-20', dateTo: '2026-04-08' };
+    const from = Date.parse('2026-03-20T00:00:00Z');
+    const to = Date.parse('2026-04-09T00:00:00Z') - 1;
+    // Crawlers' events are left out (no includeBots).
+    const inRange = events.filter((e) => !isBot(e) && e.at >= from && e.at <= to);
+    const breakdown = { property: '$initial_referring_domain', source: 'person', limit: 10 };
+    const { status, body } = await ctx.insight('trends', { series: [{ event: '$any', math: 'persons' }], ...range, breakdown });
+    expect(status).toBe(200);
+    const expected = new Map<string, number>();
+    for (const personId of new Set(inRange.map((e) => e.personId))) {
+      const value = touch.get(personId)!.$initial_referring_domain;
+      expected.set(value, (expected.get(value) ?? 0) + 1);
+    }
+    expect(new Map(body.results.map((r: any) => [r.breakdownValue, r.total]))).toEqual(expected);
+    expect(expected.size).toBe(4);
+    const filters = [{ property: '$initial_pathname', source: 'person', operator: 'eq', value: '/pricing' }];
+    const filtered = await ctx.insight('trends', { series: [{ event: '$any' }], ...range, filters });
+    const landed = inRange.filter((e) => touch.get(e.personId)!.$initial_pathname === '/pricing').length;
+    expect(landed).toBeGreaterThan(0);
+    expect(filtered.body.results[0].total).toBe(landed);
   });
 
   test('the persons behind a point are those it counts: persons, groups, events, weekly actives, a property', async () => {

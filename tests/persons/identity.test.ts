@@ -83,7 +83,7 @@ describe('identity links, with known answers', () => {
     expect(await personsOf(svc, ['v4-a', 'v4-b', 'v4-c'])).toEqual({ 'v4-c': 4 });
   });
 
-  test('a shared browser: anonymous events follow the most recent link, signed-in events stay with their user', async () => {
+  test('a shared browser: anonymous events stay with the first link, by time, whatever the order links arrive in', async () => {
     await sendEvents(svc, [
       { type: 'page', anonymousId: 'v5-browser', timestamp: at(1) },
       { type: 'identify', userId: 'v5-alice', anonymousId: 'v5-browser', timestamp: at(2) },
@@ -91,15 +91,16 @@ describe('identity links, with known answers', () => {
       { type: 'page', anonymousId: 'v5-browser', timestamp: at(4) },
     ]);
     expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 4 });
+    const ids = ['v5-browser', 'v5-alice', 'v5-bob', 'v5-carol'];
     await sendEvents(svc, [{ type: 'identify', userId: 'v5-bob', anonymousId: 'v5-browser', timestamp: at(5) }]);
-    // Bob's link is the latest: both anonymous page views are now his; Alice keeps what she sent signed in.
-    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 2, 'v5-bob': 3 });
-    // A link sent late but made earlier does not override the latest.
-    await sendEvents(svc, [{ type: 'identify', userId: 'v5-alice', anonymousId: 'v5-browser', timestamp: at(0) }]);
-    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+    // Alice's link is the first: the anonymous page views stay hers; Bob has what he sent signed in.
+    expect(await personsOf(svc, ids)).toEqual({ 'v5-alice': 4, 'v5-bob': 1 });
+    // A link sent late but made earlier (an import of older events) is the first one now.
+    await sendEvents(svc, [{ type: 'identify', userId: 'v5-carol', anonymousId: 'v5-browser', timestamp: at(0) }]);
+    expect(await personsOf(svc, ids)).toEqual({ 'v5-alice': 2, 'v5-bob': 1, 'v5-carol': 3 });
   });
 
-  test('a late link dated between repeats of the current one wins only until the current link comes again', async () => {
+  test('a link dated after the first one, arriving late, takes nothing from it', async () => {
     const ids = ['v8-browser', 'v8-alice', 'v8-bob'];
     await sendEvents(svc, [
       { type: 'page', anonymousId: 'v8-browser', timestamp: at(10) },
@@ -107,10 +108,10 @@ describe('identity links, with known answers', () => {
       { type: 'track', event: 'x', userId: 'v8-bob', anonymousId: 'v8-browser', timestamp: at(13) },
     ]);
     expect(await personsOf(svc, ids)).toEqual({ 'v8-bob': 3 });
-    // Out of time order (an import of old events): the repeat at 13 was not stored, so this link wins for now (docs/api/persons.md).
+    // Out of time order (an import of old events), between two of Bob's links: Bob's at 11 is the first.
     await sendEvents(svc, [{ type: 'identify', userId: 'v8-alice', anonymousId: 'v8-browser', timestamp: at(12) }]);
-    await personsOf(svc, ids);
-    await sendEvents(svc, [{ type: 'track', event: 'y', userId: 'v8-bob', anonymousId: 'v8-browser', timestamp: at(14) }]);
+    expect(await personsOf(svc, ids)).toEqual({ 'v8-alice': 1, 'v8-bob': 3 });
+    await sendEvents(svc, [{ type: 'page', anonymousId: 'v8-browser', timestamp: at(14) }]);
     expect(await personsOf(svc, ids)).toEqual({ 'v8-alice': 1, 'v8-bob': 4 });
   });
 
@@ -126,7 +127,33 @@ describe('identity links, with known answers', () => {
     svc = await startTestService(svc.settings);
     expect(await personsOf(svc, ['v1-anon', 'v1-user'])).toEqual({ 'v1-user': 5 });
     expect(await personsOf(svc, ['v3-anon', 'v3-first', 'v3-second', 'v3-third'])).toEqual({ 'v3-third': 7 });
-    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob'])).toEqual({ 'v5-alice': 3, 'v5-bob': 3 });
+    expect(await personsOf(svc, ['v5-browser', 'v5-alice', 'v5-bob', 'v5-carol'])).toEqual({ 'v5-alice': 2, 'v5-bob': 1, 'v5-carol': 3 });
+  });
+
+  testInProcess('a data directory of the latest-link rule follows the first-link rule after the upgrade', async () => {
+    const db = `\`${svc.settings.DEFAULT_WORKSPACE_DATABASE!}\``;
+    const ids = ['v10-browser', 'v10-alice', 'v10-bob'];
+    await sendEvents(svc, [
+      { type: 'page', anonymousId: 'v10-browser', timestamp: at(1) },
+      { type: 'identify', userId: 'v10-alice', anonymousId: 'v10-browser', timestamp: at(2) },
+      { type: 'identify', userId: 'v10-bob', anonymousId: 'v10-browser', timestamp: at(3) },
+      { type: 'page', anonymousId: 'v10-browser', timestamp: at(4) },
+    ]);
+    expect(await personsOf(svc, ids)).toEqual({ 'v10-alice': 3, 'v10-bob': 1 });
+    // Back to the schema and the state of a release that followed the latest link (before migration 8).
+    const command = (sql: string) => svc.storage.command(sql, {}, 'write');
+    await command(`DELETE FROM \`${svc.settings.META_DATABASE}\`.schema_migrations WHERE database = '${svc.settings.DEFAULT_WORKSPACE_DATABASE}' AND version = 8`);
+    await command(`DROP VIEW ${db}.person_links`);
+    await command(`DROP TABLE ${db}.person_first_links`);
+    await command(
+      `CREATE TABLE ${db}.person_links (id String, userId String, kind LowCardinality(String), linkedAt DateTime64(6, 'UTC'), parsedAt DateTime64(6, 'UTC')) ENGINE = ReplacingMergeTree(linkedAt) ORDER BY id`,
+    );
+    await command(`INSERT INTO ${db}.person_links VALUES ('v10-browser', 'v10-bob', 'identify', '2026-11-20 12:03:00', now64(6))`);
+    await command(`INSERT INTO ${db}.person_lookup VALUES ('v10-browser', 'v10-bob', false, 1)`);
+    await svc.stop();
+    svc = await startTestService(svc.settings);
+    expect(await personsOf(svc, ids)).toEqual({ 'v10-alice': 3, 'v10-bob': 1 });
+    expect(await rowsOf(svc, `SELECT userId FROM person_links WHERE id = 'v10-browser'`)).toEqual([{ userId: 'v10-alice' }]);
   });
 
   testInProcess('a round of 50,000 new links of 36-character ids resolves in seconds', async () => {

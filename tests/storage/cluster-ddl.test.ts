@@ -115,12 +115,15 @@ describe('the DDL on a cluster', () => {
   });
 
   test("a workspace's identity links are replicated on every node, and its shards join their events with them", () => {
-    for (const table of ['person_links', 'person_lookup']) {
+    for (const [table, engine] of [
+      ['person_first_links', 'Aggregating'],
+      ['person_lookup', 'Replacing'],
+    ]) {
       const create = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.${table} `))!;
-      expect(create).toMatch(/ENGINE = ReplicatedReplacingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
+      expect(create).toMatch(new RegExp(`ENGINE = Replicated${engine}MergeTree\\('/clickhouse/tables/all/\\{database\\}/\\{table\\}', '\\{replica\\}'`));
     }
     // The service stores the links (one node takes the insert and replicates it), not a view on every shard.
-    expect(ddl.some((s) => /MATERIALIZED VIEW[^(]*person_links/.test(s))).toBe(false);
+    expect(ddl.some((s) => /MATERIALIZED VIEW[^(]*person_(first_)?links/.test(s))).toBe(false);
     expect(ddl.some((s) => /ENGINE = Join/.test(s))).toBe(false);
     expect(ddl.find((s) => s.includes('.events_with_persons'))).toMatch(/LEFT ANY JOIN \(SELECT id, personId FROM `[^`]+`\.person_lookup FINAL/);
   });
@@ -162,6 +165,6 @@ describe('the DDL on a cluster', () => {
       const fn = /Storage definition[^\n]*\n\s*Function (\w+)/.exec(ast)?.[1];
       engines.add(fn!);
     }
-    expect([...engines].sort()).toEqual(['Distributed', 'ReplicatedCollapsingMergeTree', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree']);
+    expect([...engines].sort()).toEqual(['Distributed', 'ReplicatedAggregatingMergeTree', 'ReplicatedCollapsingMergeTree', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree']);
   });
 });

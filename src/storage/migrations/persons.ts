@@ -3,10 +3,13 @@ import type { Migration, MigrationTarget } from './runner';
 
 /**
  * The tables and views that tie ids to persons (docs/api/persons.md has the rules):
- * - `person_links`: every link the events carry, `id → userId` with the time of the event that
- *   made it (and when that was parsed), read with FINAL: per id, the latest link. Written by the
- *   service after each load, only the links it has not stored before (a materialized view on
- *   `events` doubled the engine's cost of every insert), and derived from the events at start.
+ * - `person_first_links`: per id, the first link the events carry, `id → userId`: the least of
+ *   (time of the event that made it, when that was parsed, userId, kind), kept by the engine as
+ *   rows merge (`min` of the tuple), read with `min(first)` per id (not FINAL: an element of the
+ *   tuple read under FINAL comes from any unmerged row). A shared browser stays with the first
+ *   person who signed in on it. Written by the service after each load, only the links it has not
+ *   stored before (a materialized view on `events` doubled the engine's cost of every insert), and
+ *   derived from the events at start. `person_links` is a view of it, one row per id.
  * - `person_lookup`: the same links resolved to the end of their chains (`id → personId`), written
  *   by the service after each load; `isAlias` marks ids an `alias` call renamed, which events may
  *   carry as their `userId`.
@@ -14,12 +17,31 @@ import type { Migration, MigrationTarget } from './runner';
  *   `events_with_persons` view calls per row: measured at 1.6× a plain `uniqExact(userId)`, where
  *   a JOIN costs 3-6×. They are filled from `person_lookup` by materialized views and rebuilt
  *   from it at every start (a Join table is not part of a backup).
- * - On a cluster, `person_links` and `person_lookup` are replicated on every node (their Keeper
+ * - On a cluster, `person_first_links` and `person_lookup` are replicated on every node (their Keeper
  *   path is the metadata's), so each shard joins its events with a full local copy.
  */
 
 /** The Join tables (no cluster) that `joinGet` reads: every resolved id, and the renamed userIds. */
 export const LOOKUP_TABLES = { anonymous: 'person_lookup_anonymous', alias: 'person_lookup_alias' } as const;
+
+/** The table of each id's first link (its column `first`: linkedAt, parsedAt, userId, kind). */
+export const FIRST_LINKS = 'person_first_links';
+
+/**
+ * The first link of each id the events of `events` (a table or view of events) carry, as
+ * `person_first_links` rows; only of the events `where` (SQL) selects when given. An event links its
+ * anonymousId to its userId, an alias its previousId.
+ */
+export const derivedFirstLinks = (events: string, where?: string) => `SELECT link.1 AS id, min((ts, p, link.2, link.3)) AS first
+  FROM (
+    SELECT arrayJoin(arrayFilter(l -> l.1 != '' AND l.1 != l.2, [
+        (anonymousId, userId, 'identify'),
+        (if(type = 'alias', JSONExtractString(properties, 'previousId'), ''), userId, 'alias')
+      ])) AS link, timestamp AS ts, parsedAt AS p
+    FROM ${events}
+    WHERE userId != '' AND (anonymousId != '' OR type = 'alias')${where ? ` AND (${where})` : ''}
+  )
+  GROUP BY id`;
 
 /** The person of a row's `userId` and `anonymousId` without a cluster: through the Join tables. */
 export function personOfIds(dbName: string): string {
@@ -92,6 +114,27 @@ function groupsView({ db, onCluster }: MigrationTarget): string {
     LEFT JOIN (${latestTraits(db, 'groupId', 'group')}) AS t ON t.groupId = s.groupId`;
 }
 
+/**
+ * Links kept by their first (a shared browser stays with the first person signed in on it) where
+ * `person_links` kept the latest: every link is derived again from the events, the old table gives
+ * way to a view of the new one, and the start after it resolves every id again (`rebuild`), so
+ * existing data follows the rule. Run again after a stop, each statement does the same (`min`).
+ */
+function firstLinksMigration(target: MigrationTarget): string[] {
+  const { db, onCluster, cluster, engine } = target;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.${FIRST_LINKS} ${onCluster} (
+      id String,
+      first SimpleAggregateFunction(min, Tuple(linkedAt DateTime64(6, 'UTC'), parsedAt DateTime64(6, 'UTC'), userId String, kind String))
+    ) ENGINE = ${cluster ? engine('AggregatingMergeTree') : 'AggregatingMergeTree'} ORDER BY id`,
+    `INSERT INTO ${db}.${FIRST_LINKS} (id, first) ${derivedFirstLinks(`${db}.events`)}`,
+    `DROP TABLE IF EXISTS ${db}.person_links ${onCluster} SYNC`,
+    `CREATE OR REPLACE VIEW ${db}.person_links ${onCluster} AS
+      SELECT id, f.userId AS userId, f.kind AS kind, f.linkedAt AS linkedAt, f.parsedAt AS parsedAt
+      FROM (SELECT id, min(first) AS f FROM ${db}.${FIRST_LINKS} GROUP BY id)`,
+  ];
+}
+
 export const personMigrations: Migration[] = [
   {
     version: 5,
@@ -127,3 +170,6 @@ export const personMigrations: Migration[] = [
     },
   },
 ];
+
+/** After the visits' migration (6): the ledger lists migrations in version order. */
+export const personFirstLinksMigration: Migration = { version: 8, name: 'person_first_links', statements: firstLinksMigration };

@@ -104,6 +104,15 @@ export class MigrationRunner {
     await this.storage.command(`ALTER TABLE ${identifier(database)}.${identifier(table)} ${this.onCluster} ${clause}`);
   }
 
+  /**
+   * Makes views whose text follows the code rather than the schema's history (each statement a
+   * CREATE OR REPLACE VIEW of `database`), at every start: no checksum guards them.
+   */
+  async replaceViews(database: string, views: ReadonlyArray<(target: MigrationTarget) => string>): Promise<void> {
+    const target = migrationTarget(database, this.cluster);
+    for (const view of views) await this.storage.command(view(target));
+  }
+
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {
     const target = migrationTarget(database, this.cluster);
     await this.storage.command(`CREATE DATABASE IF NOT EXISTS ${target.db} ${this.onCluster}`);
