@@ -1,6 +1,6 @@
 import { EVENT_ORDER_KEY } from '../insights/compile-context';
 import type { MigrationTarget } from '../storage/migrations/runner';
-import { PAGE_PATH, RAW_REFERRER, VISIT_ATTRIBUTES } from '../web-analytics/stats/sessions';
+import { PAGE_PATH, PAGE_URL, RAW_REFERRER, VISIT_ATTRIBUTES } from '../web-analytics/stats/sessions';
 import { FIRST_TOUCH_NAMES, FIRST_TOUCH_VIEW, type FirstTouchName } from './first-touch-names';
 
 const visitAttribute = (name: string) => VISIT_ATTRIBUTES.find(([n]) => n === name)![1];
@@ -29,7 +29,8 @@ const EXPRESSIONS: Record<FirstTouchName, string> = {
  * person's first event (time, then arrival, then uuid) of `events_with_persons`, so a link made
  * later (an anonymous first visit, then sign-up) counts. Computed when read, one argMin a column:
  * a read of one column leaves the others out (argMin of the whole context took 3× as long,
- * docs/architecture.md). Made again at every start (CREATE OR REPLACE), it follows the code's
+ * docs/architecture.md); `pageUrl` and `rawReferrer` are the columns the visits' expressions read.
+ * Made again at every start (CREATE OR REPLACE), it follows the code's
  * expressions rather than a migration's text.
  */
 export function firstTouchView({ db, onCluster }: MigrationTarget): string {
@@ -37,6 +38,6 @@ export function firstTouchView({ db, onCluster }: MigrationTarget): string {
   return `CREATE OR REPLACE VIEW ${db}.${FIRST_TOUCH_VIEW} ${onCluster} AS
     SELECT personId,
       ${columns}
-    FROM (SELECT personId, context, properties, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
+    FROM (SELECT personId, context, properties, ${PAGE_URL} AS pageUrl, ${RAW_REFERRER} AS rawReferrer, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
     GROUP BY personId`;
 }
