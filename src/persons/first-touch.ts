@@ -1,6 +1,6 @@
 import { EVENT_ORDER_KEY } from '../insights/compile-context';
 import type { MigrationTarget } from '../storage/migrations/runner';
-import { PAGE_PATH, RAW_REFERRER, VISIT_ATTRIBUTES } from '../web-analytics/stats/sessions';
+import { PAGE_PATH, PAGE_URL, RAW_REFERRER, VISIT_ATTRIBUTES } from '../web-analytics/stats/sessions';
 import { FIRST_TOUCH_NAMES, FIRST_TOUCH_VIEW, type FirstTouchName } from './first-touch-names';
 
 const visitAttribute = (name: string) => VISIT_ATTRIBUTES.find(([n]) => n === name)![1];
@@ -30,13 +30,14 @@ const EXPRESSIONS: Record<FirstTouchName, string> = {
  * later (an anonymous first visit, then sign-up) counts. Computed when read, one argMin a column:
  * a read of one column leaves the others out (argMin of the whole context took 3× as long,
  * docs/architecture.md). Made again at every start (CREATE OR REPLACE), it follows the code's
- * expressions rather than a migration's text.
+ * expressions rather than a migration's text. The page's URL is `pageUrl`, as the visits' utm
+ * source reads it (its `source` and `ref` parameters).
  */
 export function firstTouchView({ db, onCluster }: MigrationTarget): string {
   const columns = FIRST_TOUCH_NAMES.map((name) => `argMin(${EXPRESSIONS[name]}, eventOrder) AS \`${name}\``).join(',\n      ');
   return `CREATE OR REPLACE VIEW ${db}.${FIRST_TOUCH_VIEW} ${onCluster} AS
     SELECT personId,
       ${columns}
-    FROM (SELECT personId, context, properties, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
+    FROM (SELECT personId, context, properties, ${PAGE_URL} AS pageUrl, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
     GROUP BY personId`;
 }
