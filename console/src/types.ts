@@ -39,6 +39,8 @@ export interface Workspace {
   retentionDays?: number;
   /** The websites whose visits it holds (Plausible's `domain`, the Stats API's `site_id`). */
   siteDomains?: string[];
+  /** The IANA time zone its days start in (docs/api/workspaces.md); UTC when absent. */
+  timezone?: string;
 }
 
 export interface CreatedWorkspace extends Workspace {

@@ -13,6 +13,7 @@ declare const document: any;
 declare const location: { hash: string; href: string };
 
 const HOUR = 3_600_000;
+const ZONE = 'America/New_York';
 const DAY = 24 * HOUR;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
@@ -81,6 +82,9 @@ describeInChromium('dashboards, persons and cohorts in the console', () => {
 
   beforeAll(async () => {
     svc = await startTestService();
+    // The workspace counts days in New York: the dashboard says so.
+    const { workspace } = await call('GET', '/whoami');
+    await call('PUT', `/workspaces/${workspace.workspaceId}`, { name: workspace.name, timezone: ZONE });
     await sendEvents(svc, seedEvents());
     const save = async (key: string, name: string, kind: string, query: unknown, display?: unknown) =>
       (ids[key] = (await call('POST', '/insights/saved', { name, kind, query, ...(display ? { display } : {}) })).id);
@@ -174,11 +178,21 @@ describeInChromium('dashboards, persons and cohorts in the console', () => {
     const retention = (await call('POST', '/insights/retention', QUERIES.retention)).results;
     const cells = await page.$$eval(`${tile('retention')} tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('[data-value]')].map((c) => Number(c.getAttribute('data-value')))));
     expect(cells).toEqual(retention.map((r: any) => [r.size, ...r.values]));
+    // Today is not over: each cohort's cell of today is hatched (cohort i's value k is of day i + k).
+    const hatched = await page.$$eval(`${tile('retention')} tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td.heat')].map((c) => c.classList.contains('incomplete'))));
+    expect(hatched).toEqual(retention.map((r: any, i: number) => r.values.map((_: number, k: number) => i + k === retention.length - 1)));
 
-    await page.waitForSelector(`${tile('trends')} .chart[data-kind="line"] canvas`);
-    expect(await page.$eval(`${tile('trends')} .chart`, (e) => e.getAttribute('data-y-min'))).toBe('0');
+    // The trend is drawn as the builder draws it, today's segment apart (dashed).
+    const trend = await call('POST', '/insights/trends', QUERIES.trends);
+    await page.waitForSelector(`${tile('trends')} .period-chart[data-mode="line"] canvas`);
+    expect(trend.incompleteFrom).toBe(trend.results[0].labels.at(-1));
+    expect(await page.$eval(`${tile('trends')} .period-chart`, (e) => e.getAttribute('data-incomplete-from'))).toBe(String(trend.results[0].labels.length - 1));
+    // The dates are the workspace's: its time zone is named.
+    expect(await page.$eval('.dashboard-zone .zone-note', (e) => [e.textContent, e.getAttribute('data-timezone')])).toEqual([`Times in ${ZONE}`, ZONE]);
     expect(await tileText('broken')).toContain('no_such_column');
     await moves.shot('dashboard');
+    await page.$eval(tile('retention'), (e) => e.scrollIntoView({ block: 'center' }));
+    await moves.shot('dashboard-retention');
   });
 
   test('tiles move and resize by hand and with the keyboard, and the layout is saved', async () => {

@@ -22,7 +22,10 @@ declare const location: { hash: string };
 declare const window: { scrollTo(x: number, y: number): void };
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(PROJECT_ROOT, 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'insights-shots-'));
+/** The workspace's time zone, which new insights count in. */
 const TIME_ZONE = 'Europe/Paris';
+/** The browser's, which they do not. */
+const BROWSER_ZONE = 'America/Los_Angeles';
 
 interface TrendResult {
   label: string;
@@ -107,11 +110,14 @@ describeInChromium('the insight builders in Chromium', () => {
 
   beforeAll(async () => {
     svc = await startTestService();
+    // The workspace counts in Paris; the browser is elsewhere: a new insight takes the workspace's zone.
+    const { workspace } = (await (await svc.request('GET', '/whoami', { key: svc.privateKey })).json()) as { workspace: { workspaceId: string; name: string } };
+    expect((await svc.request('PUT', `/workspaces/${workspace.workspaceId}`, { key: svc.privateKey, body: { name: workspace.name, timezone: TIME_ZONE } })).status).toBe(200);
     await sendEvents(svc, insightsLog());
     chromium = await launchChromium();
     ({ page } = await chromium.newPage());
     await page.setViewport({ width: 1280, height: 800 });
-    await page.emulateTimezone(TIME_ZONE);
+    await page.emulateTimezone(BROWSER_ZONE);
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     await page.setRequestInterception(true);
     page.on('request', (request) => {
@@ -136,7 +142,7 @@ describeInChromium('the insight builders in Chromium', () => {
     await svc?.stop();
   });
 
-  test('the navigation opens Insights with its six kinds as tabs; a new trend is in the browser time zone', async () => {
+  test("the navigation opens Insights with its six kinds as tabs; a new trend is in the workspace's time zone, not the browser's", async () => {
     await page.click('a.nav-link[data-path="insights"]');
     await page.waitForSelector('a.nav-link.active[data-path="insights"]');
     expect(await page.$$eval('.kind-tab', (tabs) => tabs.map((t) => t.getAttribute('data-kind')))).toEqual(['trends', 'funnels', 'retention', 'paths', 'stickiness', 'lifecycle']);

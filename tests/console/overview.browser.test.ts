@@ -171,6 +171,7 @@ describeInChromium('the overview screen', () => {
     expect(then.visitors).toBe(3);
     expect(then.pageviews).toBe(4);
     expect(numbers.visitors!.text).toContain('Unique visitors');
+    expect(await page.$eval('.ov-zone .zone-note', (e: any) => e.textContent)).toBe('Times in UTC');
     // 5 against 3: up 67%.
     expect(await page.$eval('.ov-number[data-metric="visitors"] .ov-change', (e: any) => [e.textContent, e.dataset.direction])).toEqual(['↑67%', 'up']);
     expect(await page.$eval('.ov-number[data-metric="visitors"] .ov-number-previous', (e: any) => e.textContent)).toBe('vs 3');
@@ -330,7 +331,7 @@ describeInChromium('the overview screen', () => {
   });
 
   test('a new user: a workspace without a site domain has its overview (its events are its site); an admin adds domains on the Workspaces page; a site without visits is told how to send them', async () => {
-    const bare = await createWorkspace(svc, { name: uniqueName('no-site') });
+    const bare = await createWorkspace(svc, { name: uniqueName('no-site'), timezone: 'Asia/Kolkata' });
     const quiet = await createWorkspace(svc, { name: uniqueName('quiet'), siteDomains: ['quiet.example'] });
     const { page: other, faults: otherFaults } = await offlinePage(chromium, svc.url);
     const otherMoves = consoleMoves(other);
@@ -343,6 +344,8 @@ describeInChromium('the overview screen', () => {
     expect(await other.$eval('.ov-empty', (e: any) => e.textContent)).toContain('data-key="PUBLIC_KEY"');
     expect(await other.$eval('.ov-number[data-metric="visitors"]', (e: any) => e.dataset.value)).toBe('0');
     expect(await other.$('.ov-site-select')).toBeNull();
+    // Its days are Kolkata's (the Stats API counts in the workspace's zone): the header says so.
+    expect(await other.$eval('.ov-zone .zone-note', (e: any) => e.textContent)).toBe('Times in Asia/Kolkata');
     await other.waitForFunction(() => !document.querySelector('.overview [aria-busy], .overview[aria-busy]'));
     await otherMoves.shot('overview-no-domain');
     await otherMoves.press('Sign out');

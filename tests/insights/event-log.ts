@@ -144,8 +144,8 @@ export function firstTouch(events: readonly Sent[]): Map<string, { $initial_path
   );
 }
 
-/** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name; a crawler's never (no `includeBots`). */
-export const matches = (e: LogEvent, event: string) => !isBot(e) && (event === '$any' || (event === '$pageview' ? e.type === 'page' : (e.event ?? '') === event));
+/** Whether `e` is what an insight's `event` names: `$any` every event, `$pageview` page events, else the event's name; a crawler's only with `includeBots`. */
+export const matches = (e: LogEvent, event: string, includeBots = false) => (includeBots || !isBot(e)) && (event === '$any' || (event === '$pageview' ? e.type === 'page' : (e.event ?? '') === event));
 
 /**
  * A service with a workspace holding `events`; `insight` posts a query with its private key,

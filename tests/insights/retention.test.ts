@@ -5,7 +5,7 @@ import { compileRetention } from '../../src/insights/retention';
 import { SqlParams } from '../../src/sql-params';
 import { dstLog } from './dst-ranges';
 import { actorsBehind } from './actors-check';
-import { matches, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
+import { isBot, matches, resolvePersons, serviceWith, type LogEvent, type Sent } from './event-log';
 import { periodOf } from './reference-periods';
 
 /**
@@ -24,7 +24,7 @@ function previousLabel(label: string, period: 'day' | 'week' | 'month'): string 
   return `${addDays(label, -1).slice(0, 7)}-01`;
 }
 
-type Case = Required<Pick<RetentionQuery, 'startEvent' | 'returnEvent' | 'period' | 'periods' | 'type' | 'aggregateBy' | 'timezone'>> & { dateTo: string; breakdown?: { property: string; limit: number } };
+type Case = Required<Pick<RetentionQuery, 'startEvent' | 'returnEvent' | 'period' | 'periods' | 'type' | 'aggregateBy' | 'timezone'>> & { dateTo: string; breakdown?: { property: string; limit: number }; includeBots?: boolean };
 
 /** The text of an event property as filters and breakdowns read it (`type` is the column): a string as is, other values as JSON, '' when missing. */
 function propertyText(e: Sent, property: string): string {
@@ -49,8 +49,9 @@ function reference(log: readonly Sent[], q: Case) {
     const label = periodOf(e.at, q.period, q.timezone).label;
     return label < labels[0]! ? -1 : labels.indexOf(label);
   };
-  const isStart = (e: Sent) => matches(e, q.startEvent.event) && holds(e, q.startEvent.filters);
-  const isReturn = (e: Sent) => matches(e, q.returnEvent.event) && holds(e, q.returnEvent.filters);
+  // Crawlers' events (context.bot) are neither starts nor returns unless includeBots.
+  const isStart = (e: Sent) => matches(e, q.startEvent.event, q.includeBots) && holds(e, q.startEvent.filters);
+  const isReturn = (e: Sent) => matches(e, q.returnEvent.event, q.includeBots) && holds(e, q.returnEvent.filters);
   // Per actor: the first start event of each cohort it belongs to, and the periods it returned in.
   const starts = new Map<string, Map<number, Sent>>();
   const returns = new Map<string, Set<number>>();
@@ -116,7 +117,22 @@ describe('retention on a seeded random log', () => {
     ['recurring by group, weeks, start filters, a breakdown', { ...paris, type: 'recurring', aggregateBy: 'group', period: 'week', periods: 8, dateTo: '2025-04-10', startEvent: { event: 'purchase', filters: [{ property: 'amount', operator: 'gte', value: 30 }] }, returnEvent: { event: '$any' }, breakdown: { property: 'plan', limit: 3 } }],
     ['first_time by group, weeks, a breakdown of one value', { ...paris, type: 'first_time', aggregateBy: 'group', period: 'week', periods: 12, dateTo: '2025-04-20', startEvent: { event: 'upgrade' }, returnEvent: { event: '$any' }, breakdown: { property: 'plan', limit: 1 } }],
     ['recurring by person, months in UTC', { timezone: 'UTC', type: 'recurring', aggregateBy: 'person', period: 'month', periods: 4, dateTo: '2025-05-10', startEvent: { event: '$pageview' }, returnEvent: { event: '$pageview' } }],
+    ['recurring by person, days, crawlers counted (includeBots)', { ...paris, type: 'recurring', aggregateBy: 'person', period: 'day', periods: 14, dateTo: '2025-04-05', startEvent: { event: '$any' }, returnEvent: { event: '$any' }, includeBots: true }],
+    ['first_time by group, weeks, crawlers counted (includeBots)', { ...paris, type: 'first_time', aggregateBy: 'group', period: 'week', periods: 8, dateTo: '2025-04-10', startEvent: { event: '$any' }, returnEvent: { event: 'purchase' }, includeBots: true }],
   ];
+
+  test("the log holds crawlers' events, which the cases without includeBots leave out", async () => {
+    expect(log.filter(isBot).length).toBeGreaterThan(100);
+    const counted = CASES.filter(([, q]) => q.includeBots).map(([, q]) => q);
+    for (const q of counted) {
+      const { body } = await ctx.insight('retention', { ...q, includeBots: undefined });
+      const without = reference(log, { ...q, includeBots: false });
+      // Not vacuous: the crawlers change the answer (members, returns, or a group's first time
+      // moved earlier by a crawler's event), and without includeBots they count for nothing.
+      expect(reference(log, q)).not.toEqual(without);
+      expect(body.results).toEqual(without);
+    }
+  });
 
   for (const [name, q] of CASES) {
     test(name, async () => {

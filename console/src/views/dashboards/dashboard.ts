@@ -5,6 +5,7 @@ import { confirmAction, openDialog } from '../../ui/dialog';
 import { formatTime } from '../../ui/format';
 import { notice } from '../../ui/notice';
 import { promptText } from '../../ui/prompt';
+import { workspaceZone, zoneNote } from '../../ui/zone-note';
 import { insightHref, KIND_LABELS, listSaved, saveDashboard, tileBelow } from './common';
 import { dashboardGrid, type DashboardGrid } from './grid';
 import { tileBody } from './tile-view';
@@ -52,11 +53,13 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
   const dates = h('span', { class: 'date-range', hidden: true }, from, h('span', { class: 'muted' }, 'to'), to, applyDates);
   const refresh = h('select', { 'aria-label': 'Refresh', name: 'refresh' }, ...REFRESHES.map(([v, l]) => h('option', { value: v }, l)));
   const message = h('div', { 'aria-live': 'polite' });
+  // Tiles count days in the workspace's time zone unless their insight names one.
+  const zoneSlot = h('span', { class: 'dashboard-zone' });
   const gridHost = h('div', { class: 'dashboard-grid' });
   const empty = h('div', {});
   root.append(
     h('div', { class: 'page-header' }, h('a', { href: '#/dashboards', class: 'back-link', 'aria-label': 'All dashboards' }, '←'), title, renameButton, deleteButton),
-    h('div', { class: 'toolbar' }, range, dates, refresh, refreshButton, status, h('span', { class: 'spacer' }), addButton),
+    h('div', { class: 'toolbar' }, range, dates, refresh, refreshButton, status, h('span', { class: 'spacer' }), zoneSlot, addButton),
     message,
     empty,
     gridHost,
@@ -70,6 +73,13 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
   let saveTimer: ReturnType<typeof setTimeout> | undefined;
   let loading: AbortController | undefined;
   let stopped = false;
+  /** The workspace's time zone, read when the dashboard opens. */
+  let zone = 'UTC';
+  /** A tile whose insight names another zone than the workspace's says which. */
+  const ownZone = (insight: SavedInsight | undefined) => {
+    const named = insight?.query && typeof insight.query === 'object' ? (insight.query as { timezone?: unknown }).timezone : undefined;
+    return typeof named === 'string' && named !== zone ? h('span', { class: 'zone-note muted tile-zone', 'data-timezone': named, title: `Times in ${named}` }, named) : null;
+  };
 
   const fail = (what: string, err: unknown) => message.replaceChildren(notice('error', what, describeError(err)));
 
@@ -106,6 +116,7 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
         insight ? h('a', { href: insightHref(insight), class: 'tile-title', title: `Open ${name}` }, name) : h('span', { class: 'tile-title muted' }, name),
         insight ? h('span', { class: 'pill pill-kind' }, KIND_LABELS[insight.kind] ?? insight.kind) : null,
         h('span', { class: 'spacer' }),
+        ownZone(insight),
         remove,
       ),
       body,
@@ -246,8 +257,10 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
 
   (async () => {
     try {
-      const [d, list] = await Promise.all([api<Dashboard>('GET', `/dashboards/${id}`), listSaved()]);
+      const [d, list, z] = await Promise.all([api<Dashboard>('GET', `/dashboards/${id}`), listSaved(), workspaceZone()]);
       if (stopped) return;
+      zone = z;
+      zoneSlot.replaceChildren(zoneNote(z));
       dashboard = d;
       saved = new Map(list.map((s) => [s.id, s]));
       showSettings(d);

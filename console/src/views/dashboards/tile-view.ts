@@ -4,9 +4,11 @@ import { resultChart } from '../../ui/chart';
 import { planChart } from '../../ui/chart-data';
 import { cellText, formatCount } from '../../ui/format';
 import { notice } from '../../ui/notice';
-import { periodChart } from '../../ui/period-chart';
+import { PALETTE, periodChart, type PeriodChartMode } from '../../ui/period-chart';
 import { sankeyDiagram } from '../../ui/sankey';
 import { eventOf, stepOf } from '../insights/paths';
+import { notOver } from '../insights/retention';
+import { incompleteIndex, type Incomplete } from '../insights/types';
 import { LIFECYCLE_COLOURS } from '../insights/stickiness';
 
 /**
@@ -91,12 +93,22 @@ function seriesRows(series: readonly Seriesish[], periodColumn: string, periodTe
   return { columns: [periodColumn, ...names], rows };
 }
 
+/** Chart height in a tile: the builders' charts are taller. */
+const TILE_CHART_HEIGHT = 220;
+/** A period chart's plot in a tile: its legend (the hovered period's values) fits under it. */
+const TILE_PERIOD_HEIGHT = 185;
+
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** `2026-11-20` as `Nov 20`, `2026-11-20T13:00:00+01:00` as `Nov 20 13:00`: a bar's label. */
 function shortPeriod(label: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}:\d{2}))?/.exec(label);
   return m ? `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}${m[4] ? ` ${m[4]}` : ''}` : label;
 }
+
+/** The index in `labels` of the answer's first period not over when asked (docs/api/insights.md#incomplete-periods). */
+const incompleteIn = (labels: readonly string[], result: unknown) => incompleteIndex(labels, (result as Incomplete | undefined)?.incompleteFrom);
+
+const TREND_MODES: readonly PeriodChartMode[] = ['line', 'area', 'bar', 'stacked'];
 
 function trends(result: unknown, display: JsonObject | undefined): HTMLElement {
   const series = resultsOf<Seriesish>(result);
@@ -105,11 +117,25 @@ function trends(result: unknown, display: JsonObject | undefined): HTMLElement {
   const totals = () => series.map((s) => ({ label: seriesName(s), value: s.total ?? s.data.reduce((a, b) => a + b, 0) }));
   if (chart === 'number' || (series.length <= MAX_NUMBERS && (series[0]?.labels.length ?? 0) <= 1)) return numbers(totals());
   if (chart === 'table') return smallTable(['series', 'total'], totals().map((t) => ({ series: t.label, total: t.value })));
-  // A comparison's previous period has periods of its own: drawn over the current ones. Bars
-  // (one series: several would overlap) are over the periods as text, not as times.
-  const bars = (chart === 'bar' || chart === 'stacked') && series.length === 1;
-  const { columns, rows } = seriesRows(series, 'period', bars ? shortPeriod : undefined);
-  return resultChart(columns, rows, { fill: true, zero: true });
+  // As the builder draws it: a comparison's previous period dashed over the current one (its
+  // periods are over), the current period not over (today's) drawn apart.
+  const mode = TREND_MODES.find((m) => m === chart) ?? 'line';
+  const shown = series.filter((s) => mode !== 'stacked' || s.compare !== 'previous');
+  const labels = shown.find((s) => s.compare !== 'previous')?.labels ?? shown[0]!.labels;
+  return periodChart({
+    labels,
+    series: shown.map((s, i) => ({
+      label: seriesName(s),
+      values: s.data,
+      colour: PALETTE[i % PALETTE.length]!,
+      dashed: s.compare === 'previous',
+      incompleteFrom: s.compare === 'previous' ? undefined : incompleteIn(s.labels, result),
+    })),
+    mode,
+    title: `Trends: ${shown.map(seriesName).join(', ')}`,
+    tick: shortPeriod,
+    height: TILE_PERIOD_HEIGHT,
+  });
 }
 
 function stickiness(result: unknown, query: JsonObject): HTMLElement {
@@ -120,19 +146,16 @@ function stickiness(result: unknown, query: JsonObject): HTMLElement {
   return resultChart(columns, rows, { fill: true });
 }
 
-/** Chart height in a tile: the builders' charts are taller. */
-const TILE_CHART_HEIGHT = 220;
-
 function lifecycle(result: unknown): HTMLElement {
   const series = resultsOf<Seriesish>(result);
   if (series.length === 0) return notice('empty', 'No data in this range');
   return periodChart({
     labels: series[0]!.labels,
-    series: series.map((s) => ({ label: s.label, values: s.data, colour: LIFECYCLE_COLOURS[s.label as keyof typeof LIFECYCLE_COLOURS] })),
+    series: series.map((s) => ({ label: s.label, values: s.data, colour: LIFECYCLE_COLOURS[s.label as keyof typeof LIFECYCLE_COLOURS], incompleteFrom: incompleteIn(s.labels, result) })),
     mode: 'stacked',
     title: 'Lifecycle: new, returning and resurrecting above the axis, dormant below, per period',
     tick: shortPeriod,
-    height: TILE_CHART_HEIGHT,
+    height: TILE_PERIOD_HEIGHT,
   });
 }
 
@@ -179,6 +202,9 @@ function retention(result: unknown): HTMLElement {
   if (rows.length === 0) return notice('empty', 'No data in this range');
   const periods = Math.max(...rows.map((r) => r.values.length));
   const broken = rows.some((r) => r.breakdownValue !== undefined);
+  // A cohort's period k is the period k after its own: not over from the answer's incompleteFrom.
+  const cohorts = [...new Set(rows.map((r) => r.cohort))];
+  const cut = incompleteIn(cohorts, result);
   return h(
     'div',
     { class: 'tile-table' },
@@ -200,9 +226,11 @@ function retention(result: unknown): HTMLElement {
             broken ? h('td', {}, r.breakdownValue || '(none)') : null,
             h('td', {}, r.cohort),
             h('td', { 'data-value': r.size }, formatCount(r.size)),
-            ...r.values.map((v) => {
+            ...r.values.map((v, k) => {
               const share = r.size > 0 ? v / r.size : 0;
-              const cell = h('td', { class: 'heat', title: `${formatCount(v)} of ${formatCount(r.size)}`, 'data-value': v }, r.size > 0 ? `${Math.round(share * 100)}%` : '');
+              const open = notOver(cohorts.indexOf(r.cohort), k, cut);
+              const title = `${formatCount(v)} of ${formatCount(r.size)}${open ? ': not over, counted so far' : ''}`;
+              const cell = h('td', { class: `heat${open ? ' incomplete' : ''}`, title, 'data-value': v }, r.size > 0 ? `${Math.round(share * 100)}%` : '');
               cell.style.backgroundColor = `color-mix(in srgb, var(--accent) ${Math.round(share * 70)}%, transparent)`;
               return cell;
             }),

@@ -4,6 +4,7 @@ import { h } from '../../dom';
 import { session } from '../../session';
 import { openDialog } from '../../ui/dialog';
 import { notice } from '../../ui/notice';
+import { workspaceZone } from '../../ui/zone-note';
 import { datalists, type FormContext } from './fields';
 import { funnels } from './funnels';
 import { paths } from './paths';
@@ -210,6 +211,7 @@ export function insightsView(root: HTMLElement): () => void {
       },
       () => suggestions,
     );
+    const zone = workspaceZone();
     let saved: SavedInsight | undefined;
     const savedId = params.get('saved');
     if (savedId) {
@@ -231,7 +233,7 @@ export function insightsView(root: HTMLElement): () => void {
     }
     const fromUrl = queryFromText(params.get('q'));
     const savedQuery = saved && queryFromText(JSON.stringify(saved.query));
-    const query = completeQuery(kind, fromUrl ?? savedQuery ?? defaultQuery(kind, (await suggested).events));
+    const query = completeQuery(kind, fromUrl ?? savedQuery ?? defaultQuery(kind, (await suggested).events, await zone));
     if (stopped) return;
     const display: Display = { chart: chartOf(params.get('chart')) ?? chartOf(saved?.display?.chart) ?? 'line' };
     state = { kind, query, display, ...(saved ? { saved: { id: saved.id, name: saved.name } } : {}) };

@@ -20,7 +20,7 @@ function groups(rows: readonly RetentionRow[]): Array<[string | undefined, Reten
  * Whether cohort `i`'s value `k` is of a period not over (`cut`: the index of the first such
  * cohort; cohort i's value k is of the period i + k).
  */
-const notOver = (i: number, k: number, cut: number | undefined) => cut !== undefined && i + k >= cut;
+export const notOver = (i: number, k: number, cut: number | undefined) => cut !== undefined && i + k >= cut;
 
 /**
  * Of the cohorts that have reached period k (and whose period k is over: today's counts so far

@@ -16,19 +16,13 @@ export interface InsightState {
   saved?: { id: string; name: string };
 }
 
-export function browserTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  } catch {
-    return 'UTC';
-  }
-}
-
-/** A new insight of each kind, over the workspace's most frequent events where it needs one. */
-export function defaultQuery<K extends Kind>(kind: K, events: readonly string[]): QueryOf[K] {
+/**
+ * A new insight of each kind, over the workspace's most frequent events where it needs one, in
+ * the workspace's time zone (`timezone`), as the service counts one that names none.
+ */
+export function defaultQuery<K extends Kind>(kind: K, events: readonly string[], timezone = 'UTC'): QueryOf[K] {
   const named = events.filter((e) => e && !e.startsWith('$') && !e.startsWith('/'));
   const first = named[0] ?? '$pageview';
-  const timezone = browserTimeZone();
   const queries: QueryOf = {
     trends: { series: [{ event: first, math: 'total' }], dateFrom: '-7d', interval: 'day', timezone },
     funnels: { steps: [{ event: '$pageview' }, { event: named[0] ?? '$any' }], dateFrom: '-30d', timezone, order: 'ordered', window: { value: 14, unit: 'day' } },

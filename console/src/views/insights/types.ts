@@ -149,7 +149,7 @@ export interface LifecycleResult {
 }
 
 /** The label of the first period not over when asked (docs/api/insights.md#incomplete-periods). */
-interface Incomplete {
+export interface Incomplete {
   incompleteFrom?: string;
 }
 

@@ -4,6 +4,7 @@ import { h } from '../../dom';
 import type { KeyIdentity } from '../../types';
 import { currentRoute, replaceHash } from '../../ui/hash';
 import { notice } from '../../ui/notice';
+import { zoneNote } from '../../ui/zone-note';
 import { notOverFrom, overviewChart, seriesOf, timeDimension } from './chart';
 import { filterChips, filterParams, filtersFromParams, toStatsFilters, withFilter, type Dimension, type Filter } from './filters';
 import { liveVisitors } from './live';
@@ -60,7 +61,9 @@ export function overviewView(root: HTMLElement): () => void {
   const apply = h('button', { type: 'button', class: 'secondary small' }, 'Apply');
   const custom = h('span', { class: 'ov-custom date-range', hidden: state.period !== 'custom' }, fromInput, h('span', { class: 'muted' }, '–'), toInput, apply);
   const rangeText = h('span', { class: 'muted ov-range' });
-  const header = h('div', { class: 'page-header ov-header' }, h('h1', {}, 'Overview'), siteSlot, liveSlot, h('span', { class: 'spacer' }), status, rangeText, periodSelect, custom);
+  // The Stats API counts days in the workspace's time zone: said beside the range.
+  const zoneSlot = h('span', { class: 'ov-zone' });
+  const header = h('div', { class: 'page-header ov-header' }, h('h1', {}, 'Overview'), siteSlot, liveSlot, h('span', { class: 'spacer' }), status, rangeText, zoneSlot, periodSelect, custom);
   const chipsSlot = h('div', { class: 'ov-chips-slot' });
   const emptySlot = h('div', { class: 'ov-empty-slot' });
   const numbersSlot = h('div', { class: 'ov-numbers-slot' });
@@ -271,6 +274,7 @@ export function overviewView(root: HTMLElement): () => void {
   api<KeyIdentity>('GET', '/whoami').then(
     (identity) => {
       if (stopped) return;
+      zoneSlot.replaceChildren(zoneNote(identity.workspace.timezone || 'UTC'));
       const sites = (siteDomains = identity.workspace.siteDomains ?? []);
       if (sites.length === 0) {
         state.site = identity.workspace.workspaceId;
