@@ -245,4 +245,29 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('MergeTree')} ORDER BY day`,
     ],
   },
+  {
+    version: 16,
+    name: 'catalog_definitions',
+    // The curated side of each workspace's event catalog (src/catalog/definitions.ts): an event's
+    // or a property's description, tags, owner, flags and display name, versioned as cohorts are;
+    // a deleted workspace's are marked deleted with it.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.catalog_definitions ${onCluster} (
+        definitionId String,
+        workspaceId String,
+        kind LowCardinality(String),
+        name String,
+        displayName Nullable(String),
+        description String,
+        tags Array(String),
+        owner String,
+        verified Bool,
+        hidden Bool,
+        createdAt DateTime64(6, 'UTC'),
+        updatedAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, definitionId)`,
+    ],
+  },
 ];

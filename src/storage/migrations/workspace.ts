@@ -1,4 +1,5 @@
 import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
+import { catalogMigrations } from './catalog';
 import { personMigrations } from './persons';
 import { visitMigrations } from './visits';
 import type { Migration, MigrationTarget } from './runner';
@@ -78,4 +79,5 @@ export const workspaceMigrations: Migration[] = [
   },
   ...personMigrations,
   ...visitMigrations,
+  ...catalogMigrations,
 ];

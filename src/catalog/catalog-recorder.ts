@@ -1,0 +1,106 @@
+import type { Event } from '../events/model';
+import type { Logger } from '../log';
+import { identifier, jsonLines, StorageQueryError, type Storage } from '../storage/storage';
+import { observationRows, observationsSql, type CatalogRow } from './observations';
+
+/** Events of the history added per step: one step's statement reads about this many. */
+export const HISTORY_STEP_EVENTS = 200_000;
+/** Pause after each step of the history, as a share of the step's own time: the loader and reads go first. */
+const HISTORY_PAUSE_FACTOR = 1;
+
+/**
+ * Keeps each workspace's `catalog` (src/storage/migrations/catalog.ts): the rows of every batch the
+ * loader stores, inserted with the batch's de-duplication token (a repeated attempt is stored
+ * once), and, in the background, the rows of the events stored before the catalog existed, in
+ * steps of arrival time, each step's insert with a token of its range so that a step repeated
+ * after a stop is stored once; `catalog_progress` records each step, so a restart goes on.
+ */
+export class CatalogRecorder {
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  /** Batches whose rows could not be added (storage away): their counts are missing from the catalog. */
+  missedBatches = 0;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly databases: () => readonly string[],
+    private readonly log: Logger,
+  ) {}
+
+  /** Adds the rows of a stored batch (the loader's `onStored`). Never throws. */
+  async stored(database: string, events: readonly Event[], token: string): Promise<void> {
+    try {
+      await this.insert(database, observationRows(events), `${token}_catalog`);
+    } catch (err) {
+      if (err instanceof StorageQueryError && err.isMissingTable) return;
+      this.missedBatches++;
+      this.log.error('the event catalog missed a stored batch: its counts are not in the catalog', { database, events: events.length, err });
+    }
+  }
+
+  /** Starts adding the history of every workspace that has some left, in the background. */
+  start(): void {
+    this.running ??= this.buildHistories().catch((err) => this.log.error('building the event catalog of stored events stopped; it goes on at the next start', { err }));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+  }
+
+  /** Whether `database`'s history is all in its catalog. */
+  async historyComplete(database: string): Promise<boolean> {
+    const progress = await this.progress(database);
+    return progress === undefined || progress.through >= progress.end;
+  }
+
+  private async buildHistories(): Promise<void> {
+    for (const database of this.databases()) {
+      try {
+        while (!this.stopping && (await this.historyStep(database))) {}
+      } catch (err) {
+        if (!(err instanceof StorageQueryError && err.isMissingTable)) throw err;
+      }
+      if (this.stopping) return;
+    }
+  }
+
+  /** Adds one step of `database`'s history; false when none is left. */
+  async historyStep(database: string): Promise<boolean> {
+    const progress = await this.progress(database);
+    if (progress === undefined || progress.through >= progress.end) return false;
+    const started = performance.now();
+    const db = identifier(database);
+    const range = { from: progress.through, end: progress.end, step: HISTORY_STEP_EVENTS };
+    const [last] = await this.storage.query(
+      `SELECT toString(max(parsedAt)) AS to FROM (SELECT parsedAt FROM ${db}.events WHERE parsedAt > {from:DateTime64(6, 'UTC')} AND parsedAt <= {end:DateTime64(6, 'UTC')} ORDER BY parsedAt LIMIT {step:UInt64})`,
+      range,
+      'background',
+    );
+    const to = last && String(last.to) > progress.through ? String(last.to) : progress.end;
+    const rows = await this.storage.query(
+      observationsSql(db, "parsedAt > {from:DateTime64(6, 'UTC')} AND parsedAt <= {to:DateTime64(6, 'UTC')}"),
+      { from: progress.through, to },
+      'background',
+    );
+    await this.insert(database, rows as unknown as CatalogRow[], `catalog_history_${progress.through}_${to}`);
+    await this.storage.insert(database, 'catalog_progress', jsonLines([{ historyThrough: to, historyEnd: progress.end, version: Date.now() * 1000 }]));
+    const ms = performance.now() - started;
+    this.log.info('event catalog: stored events added', { database, through: to, end: progress.end, rows: rows.length, ms: Math.round(ms) });
+    await new Promise((wake) => setTimeout(wake, ms * HISTORY_PAUSE_FACTOR).unref());
+    return to < progress.end;
+  }
+
+  private async progress(database: string): Promise<{ through: string; end: string } | undefined> {
+    const [row] = await this.storage.query(
+      `SELECT toString(historyThrough) AS through, toString(historyEnd) AS end FROM ${identifier(database)}.catalog_progress FINAL`,
+      {},
+      'background',
+    );
+    return row ? { through: String(row.through), end: String(row.end) } : undefined;
+  }
+
+  private async insert(database: string, rows: readonly CatalogRow[], token: string): Promise<void> {
+    if (rows.length > 0) await this.storage.insert(database, 'catalog', jsonLines(rows as unknown as Record<string, unknown>[]), token);
+  }
+}
