@@ -253,7 +253,10 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const dashboards = new Dashboards(new VersionedRecords(storage, config.metaDatabase, DASHBOARDS), savedInsights, { insights, runner, ingested: loadedAndResolved, answers: tileAnswers, log });
   store.onRemove((workspace) => savedInsights.removeWorkspace(workspace.workspaceId));
   store.onRemove((workspace) => dashboards.removeWorkspace(workspace.workspaceId));
-  const catalog = new Catalog(storage, new VersionedRecords(storage, config.metaDatabase, CATALOG_DEFINITIONS), loadedAndResolved);
+  const catalog = new Catalog(storage, new VersionedRecords(storage, config.metaDatabase, CATALOG_DEFINITIONS), async (database) => {
+    await buffer.loaded(database);
+    await catalogRecorder.settled(database);
+  });
   store.onRemove((workspace) => catalog.removeWorkspace(workspace.workspaceId));
   store.onRemove(async (workspace) => tileAnswers.forget(workspace.databaseName));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });

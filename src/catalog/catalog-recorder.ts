@@ -5,6 +5,8 @@ import { observationRows, observationsSql, type CatalogRow } from './observation
 
 /** Events of the history added per step: one step's statement reads about this many. */
 export const HISTORY_STEP_EVENTS = 200_000;
+/** Stored batches whose rows may wait to be added before the loader waits for them. */
+const MAX_WAITING_BATCHES = 4;
 /** Pause after each step of the history, as a share of the step's own time: the loader and reads go first. */
 const HISTORY_PAUSE_FACTOR = 1;
 
@@ -20,6 +22,10 @@ export class CatalogRecorder {
   private stopping = false;
   /** Batches whose rows could not be added (storage away): their counts are missing from the catalog. */
   missedBatches = 0;
+  /** Per database, the adding of its latest batch's rows: the loader goes on meanwhile, reads wait for it. */
+  private readonly pending = new Map<string, Promise<void>>();
+  /** Batches whose rows wait to be added, in all: past MAX_WAITING_BATCHES the loader waits too, so they cannot pile up in memory. */
+  private waiting = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -27,8 +33,27 @@ export class CatalogRecorder {
     private readonly log: Logger,
   ) {}
 
-  /** Adds the rows of a stored batch (the loader's `onStored`). Never throws. */
-  async stored(database: string, events: readonly Event[], token: string): Promise<void> {
+  /**
+   * Adds the rows of a stored batch (the loader's `onStored`) after those of the batches before it,
+   * without holding up the loader: it answers at once, unless MAX_WAITING_BATCHES are waiting. Never throws.
+   */
+  stored(database: string, events: readonly Event[], token: string): Promise<void> {
+    const previous = this.pending.get(database) ?? Promise.resolve();
+    this.waiting++;
+    const adding = previous.then(() => this.add(database, events, token)).finally(() => this.waiting--);
+    this.pending.set(database, adding);
+    void adding.then(() => {
+      if (this.pending.get(database) === adding) this.pending.delete(database);
+    });
+    return this.waiting > MAX_WAITING_BATCHES ? adding : Promise.resolve();
+  }
+
+  /** Resolves once the rows of every batch stored so far are in `database`'s catalog (or given up). */
+  settled(database: string): Promise<void> {
+    return this.pending.get(database) ?? Promise.resolve();
+  }
+
+  private async add(database: string, events: readonly Event[], token: string): Promise<void> {
     try {
       await this.insert(database, observationRows(events), `${token}_catalog`);
     } catch (err) {
@@ -46,6 +71,7 @@ export class CatalogRecorder {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.running;
+    await Promise.all(this.pending.values());
   }
 
   /** Whether `database`'s history is all in its catalog. */

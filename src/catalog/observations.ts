@@ -55,14 +55,18 @@ export function observedType(value: unknown): ObservedType {
   return typeof value as 'string' | 'number' | 'boolean';
 }
 
-/** Every path of `object` with its value, walked as the module's comment says. */
-export function propertyPaths(object: Record<string, unknown>, prefix = '', depth = 1, out: Array<[string, unknown]> = []): Array<[string, unknown]> {
-  for (const [key, value] of Object.entries(object)) {
-    const path = prefix + key;
-    if (depth < MAX_PATH_DEPTH && isObject(value) && Object.keys(value).length > 0) propertyPaths(value, `${path}.`, depth + 1, out);
-    else out.push([path, value]);
+/** Calls `visit` with every path of `object` and its value, walked as the module's comment says. */
+export function visitPaths(object: Record<string, unknown>, visit: (path: string, value: unknown) => void, prefix = '', depth = 1): void {
+  for (const key in object) {
+    const value = object[key];
+    if (depth < MAX_PATH_DEPTH && isObject(value) && hasKeys(value)) visitPaths(value, visit, `${prefix}${key}.`, depth + 1);
+    else visit(prefix + key, value);
   }
-  return out;
+}
+
+function hasKeys(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
 }
 
 /** A value's example text: its JSON, for a short scalar; else none. */
@@ -78,34 +82,58 @@ export function libraryOf(context: Record<string, unknown> | undefined): string 
   return isObject(library) && typeof library.name === 'string' ? library.name : '';
 }
 
-/** The catalog rows of a batch of events, aggregated by (kind, event, path, type, day, library). */
+/**
+ * The engine's text of an event's time (as the API writes it: ISO 8601, in UTC, to the millisecond
+ * unless finer), made by moving characters; times compare as text in this form.
+ */
+function engineTime(iso: string): string {
+  if (iso.length === 24 && iso[10] === 'T') return `${iso.slice(0, 10)} ${iso.slice(11, 23)}000`;
+  if (iso.length === 27 && iso[10] === 'T') return `${iso.slice(0, 10)} ${iso.slice(11, 26)}`;
+  return toEngineDateTime(parseIsoDateTime(iso)!);
+}
+
+/**
+ * The catalog rows of a batch of events, aggregated by (kind, event, path, type, day, library).
+ * On the loader's path for every event: rows are found through maps nested by part (no key text
+ * per value), and a value is written out as an example only while its row wants more.
+ */
 export function observationRows(events: readonly Event[]): CatalogRow[] {
-  const rows = new Map<string, CatalogRow>();
-  const observe = (kind: CatalogRow['kind'], event: string, path: string, type: string, day: string, library: string, time: string, example: string | undefined) => {
-    const key = `${kind}\u0000${event}\u0000${path}\u0000${type}\u0000${day}\u0000${library}`;
-    let row = rows.get(key);
-    if (!row) rows.set(key, (row = { kind, event, path, type, day, library, events: 0, firstSeen: time, lastSeen: time, examples: [] }));
-    row.events++;
-    if (time < row.firstSeen) row.firstSeen = time;
-    if (time > row.lastSeen) row.lastSeen = time;
-    if (example !== undefined && row.examples.length < MAX_EXAMPLES && !row.examples.includes(example)) row.examples.push(example);
-  };
+  const rows: CatalogRow[] = [];
+  // (event, day, library) → kind → path → type → row
+  const groups = new Map<string, Map<string, Map<string, Map<string, CatalogRow>>>>();
   for (const e of events) {
-    const time = toEngineDateTime(parseIsoDateTime(e.timestamp)!);
+    const time = engineTime(e.timestamp);
     const day = time.slice(0, 10);
-    const name = catalogEventName(e.type, e.event);
+    const event = catalogEventName(e.type, e.event);
     const library = libraryOf(e.context as Record<string, unknown> | undefined);
-    observe('event', name, '', e.type, day, library, time, undefined);
+    const groupKey = `${event}\u0000${day}\u0000${library}`;
+    let group = groups.get(groupKey);
+    if (!group) groups.set(groupKey, (group = new Map()));
+    const observe = (kind: CatalogRow['kind'], path: string, type: string, value: unknown) => {
+      let paths = group.get(kind);
+      if (!paths) group.set(kind, (paths = new Map()));
+      let types = paths.get(path);
+      if (!types) paths.set(path, (types = new Map()));
+      let row = types.get(type);
+      if (!row) {
+        types.set(type, (row = { kind, event, path, type, day, library, events: 0, firstSeen: time, lastSeen: time, examples: [] }));
+        rows.push(row);
+      }
+      row.events++;
+      if (time < row.firstSeen) row.firstSeen = time;
+      if (time > row.lastSeen) row.lastSeen = time;
+      if (kind !== 'event' && row.examples.length < MAX_EXAMPLES) {
+        const example = exampleOf(value, type as ObservedType);
+        if (example !== undefined && !row.examples.includes(example)) row.examples.push(example);
+      }
+    };
+    observe('event', '', e.type, undefined);
     for (const kind of PROPERTY_KINDS) {
       const object = e[kind] as Record<string, unknown> | undefined;
-      if (!object) continue;
-      for (const [path, value] of propertyPaths(object)) {
-        const type = observedType(value);
-        observe(kind, name, path, type, day, library, time, exampleOf(value, type));
-      }
+      if (object) visitPaths(object, (path, value) => observe(kind, path, observedType(value), value));
     }
   }
-  return [...rows.values()];
+  return rows;
 }
 
 /** SQL for a JSON column's `(path, raw value)` pairs, walked as `propertyPaths` walks. */
