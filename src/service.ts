@@ -99,6 +99,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     webhookRetriesPending: () => webhooks.retriesPending(),
     bodyBytesInFlight: () => bodies.inUse,
     visitBuildsPending: () => visits.pending,
+    catalogBatchesMissed: () => catalogRecorder.missedBatches,
   });
   const catalogRecorder = new CatalogRecorder(storage, () => store.list().map((w) => w.databaseName), log);
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
@@ -146,7 +147,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       },
       announces: (database) => webhooks.listensTo(database) || streams.listensTo(database),
       messageIds,
-      onStored: (database, events, token) => catalogRecorder.stored(database, events, token),
+      onStored: (database, lines, token) => catalogRecorder.stored(database, lines, token),
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),
       onSuppressed: metrics.eventsSuppressed,

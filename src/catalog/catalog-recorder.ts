@@ -37,10 +37,10 @@ export class CatalogRecorder {
    * Adds the rows of a stored batch (the loader's `onStored`) after those of the batches before it,
    * without holding up the loader: it answers at once, unless MAX_WAITING_BATCHES are waiting. Never throws.
    */
-  stored(database: string, events: readonly Event[], token: string): Promise<void> {
+  stored(database: string, lines: readonly string[], token: string): Promise<void> {
     const previous = this.pending.get(database) ?? Promise.resolve();
     this.waiting++;
-    const adding = previous.then(() => this.add(database, events, token)).finally(() => this.waiting--);
+    const adding = previous.then(() => this.add(database, lines, token)).finally(() => this.waiting--);
     this.pending.set(database, adding);
     void adding.then(() => {
       if (this.pending.get(database) === adding) this.pending.delete(database);
@@ -53,8 +53,12 @@ export class CatalogRecorder {
     return this.pending.get(database) ?? Promise.resolve();
   }
 
-  private async add(database: string, events: readonly Event[], token: string): Promise<void> {
+  private async add(database: string, lines: readonly string[], token: string): Promise<void> {
+    let events: Event[] = [];
     try {
+      // One parse of the whole batch, plain: a number too long for a double still has its type,
+      // and is not taken as an example (observations.ts).
+      events = JSON.parse(`[${lines.join('\n').replaceAll('\n', ',')}]`) as Event[];
       await this.insert(database, observationRows(events), `${token}_catalog`);
     } catch (err) {
       if (err instanceof StorageQueryError && err.isMissingTable) return;

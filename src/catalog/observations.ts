@@ -69,9 +69,11 @@ function hasKeys(object: object): boolean {
   return false;
 }
 
-/** A value's example text: its JSON, for a short scalar; else none. */
+/** A value's example text: its JSON, for a short scalar read exactly; else none. */
 export function exampleOf(value: unknown, type: ObservedType): string | undefined {
   if (type === 'array' || type === 'object') return undefined;
+  // A whole number past 2^53 read as a double lost digits: its text would not be what was sent.
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) return undefined;
   const text = JSON.stringify(value);
   return Buffer.byteLength(text) <= MAX_EXAMPLE_BYTES ? text : undefined;
 }

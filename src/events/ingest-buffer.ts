@@ -70,8 +70,8 @@ export interface IngestBufferOptions {
   announces?: (database: string) => boolean;
   /** Recognises repeated messageIds: a repeat is acknowledged with its request, not logged again. */
   messageIds: RecentMessageIds;
-  /** Told of each insert once stored, with its events and de-duplication token, and waited for (the event catalog). Must not throw. */
-  onStored?: (database: string, events: readonly Event[], token: string) => Promise<void>;
+  /** Told of each insert once stored, with its rows' JSON lines and de-duplication token, and waited for (the event catalog). Must not throw. */
+  onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
   /** The check of a database's suppressed subjects (none: undefined): their events are acknowledged, never stored. */
