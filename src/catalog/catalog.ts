@@ -48,9 +48,9 @@ export class Catalog {
       params,
       'read',
     );
-    const curated = await this.curated(workspace, 'event');
+    const curated = await this.curated(workspace);
     const items: CatalogEvent[] = rows.map((row) => {
-      const definition = curated.get(String(row.name));
+      const definition = curated.get(definitionId('event', String(row.name)));
       return { ...observed(row), examples: [], displayName: definition?.displayName ?? null, ...curatedFields(definition) };
     });
     return pageOf(this.visible(items, query), query);
@@ -77,14 +77,13 @@ export class Catalog {
       params,
       'read',
     );
-    const curated = new Map<string, DefinitionRecord>();
-    for (const kind of ['properties', 'traits', 'context'] as const) for (const [name, d] of await this.curated(workspace, kind)) curated.set(`${kind}:${name}`, d);
+    const curated = await this.curated(workspace);
     const items: CatalogProperty[] = rows.map((row) => ({
       ...observed(row),
       source: String(row.source),
       examples: (row.examples as unknown[]).map(String),
       events: (row.events as unknown[]).map(String),
-      ...curatedFields(curated.get(`${String(row.source)}:${String(row.name)}`)),
+      ...curatedFields(curated.get(definitionId(String(row.source) as PropertyKind, String(row.name)))),
     }));
     return pageOf(this.visible(items, query), query);
   }
@@ -126,9 +125,9 @@ export class Catalog {
     await this.definitions.write(record, this.versions.next());
   }
 
-  private async curated(workspace: Workspace, kind: DefinitionKind): Promise<Map<string, DefinitionRecord>> {
-    const all = await this.definitions.list(workspace.workspaceId);
-    return new Map(all.filter((d) => d.kind === kind).map((d) => [d.name, d]));
+  /** The workspace's curated fields, by definition id. */
+  private async curated(workspace: Workspace): Promise<Map<string, DefinitionRecord>> {
+    return new Map((await this.definitions.list(workspace.workspaceId)).map((d) => [definitionId(d.kind, d.name), d]));
   }
 
   /** The conditions on days and names of a list query, its values bound in `params`. */
