@@ -178,6 +178,25 @@ describe('the curated catalog', () => {
   });
 });
 
+describe('a deleted workspace', () => {
+  test('takes its catalog and its curated fields with it', async () => {
+    const c = await createWorkspace(svc, { name: uniqueName('catalog-gone') });
+    await sendEvents(svc, randomLog(3, 20), c.publicApiKey);
+    expect((await call(c.privateApiKey, 'PATCH', '/catalog/events/signup', { owner: 'someone' })).status).toBe(200);
+    const live = async () => {
+      const [row] = await svc.storage.query(`SELECT count() AS n FROM ${identifier(svc.config.metaDatabase)}.catalog_definitions FINAL WHERE workspaceId = {id:String} AND isDeleted = 0`, { id: c.workspaceId });
+      return Number(row!.n);
+    };
+    expect(await live()).toBe(1);
+    expect((await svc.request('DELETE', `/workspaces/${c.workspaceId}`, { key: svc.privateKey })).status).toBe(200);
+    expect(await live()).toBe(0);
+    const [tables] = await svc.storage.query("SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = 'catalog'", { db: c.databaseName });
+    expect(Number(tables!.n)).toBe(0);
+    // The other workspace keeps its own.
+    expect((await catalogOf(a.privateApiKey, 'events', '&hidden=true')).map((e) => e.name)).toEqual(['signup']);
+  });
+});
+
 describe('across restarts', () => {
   test('a restart counts nothing twice, and an upgrade builds the catalog of the events stored before it', async () => {
     const settings = svc.settings;
