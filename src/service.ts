@@ -101,7 +101,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     visitBuildsPending: () => visits.pending,
     catalogBatchesMissed: () => catalogRecorder.missedBatches,
   });
-  const catalogRecorder = new CatalogRecorder(storage, () => store.list().map((w) => w.databaseName), log);
+  const catalogRecorder = new CatalogRecorder(storage, () => store.list().map((w) => w.databaseName), log, migrations.onCluster);
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
   // Other processes sharing a ClickHouse server load events this one is not told of: nothing is kept there.
   const tileAnswers = new TileAnswerCache(storage.mode === 'server' ? 0 : config.dashboardAnswersMaxAgeSeconds * 1000);
@@ -192,9 +192,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
-    eventsErased: (database, keys) => {
+    eventsErased: async (database, keys) => {
       tileAnswers.changed(database);
-      return visits.erased(database, keys);
+      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database)]);
     },
     identities,
     refreshMs: config.workspaceRefreshMs,

@@ -31,7 +31,19 @@ export class CatalogRecorder {
     private readonly storage: Storage,
     private readonly databases: () => readonly string[],
     private readonly log: Logger,
+    /** `ON CLUSTER …` on a cluster (the catalog is replicated on every node), else ''. */
+    private readonly onCluster = '',
   ) {}
+
+  /**
+   * Events of `database` were erased (a regulation): every example of its catalog is cleared, since
+   * which value came from whose event is not kept, so no erased value stays readable; later events
+   * bring examples again. Counts, times and types stay (they name no one).
+   */
+  async erased(database: string): Promise<void> {
+    await this.settled(database);
+    await this.storage.command(`ALTER TABLE ${identifier(database)}.catalog ${this.onCluster} UPDATE examples = [] WHERE notEmpty(examples) SETTINGS mutations_sync = 2`);
+  }
 
   /**
    * Adds the rows of a stored batch (the loader's `onStored`) after those of the batches before it,

@@ -7,6 +7,7 @@ import { eventually } from '../helpers/eventually';
 import { rowsOf } from '../helpers/queries';
 import { seededRandom } from '../helpers/seeded-random';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
+import { regulate, settledRegulation } from '../regulations/helpers';
 import { referenceCatalog, type ReferenceItem, type StoredEvent } from './catalog-reference';
 
 /**
@@ -175,6 +176,25 @@ describe('the curated catalog', () => {
     expect((await call(a.privateApiKey, 'PATCH', '/catalog/properties/plan?source=traits', { hidden: true })).status).toBe(404);
     expect((await call(a.publicApiKey, 'GET', '/catalog/events')).status).toBe(403);
     expect([await catalogOf(a.privateApiKey, 'events'), await catalogOf(a.privateApiKey, 'properties')]).toEqual(before);
+  });
+});
+
+describe('an erasure', () => {
+  test("leaves none of the erased person's values among the examples", async () => {
+    const e = await createWorkspace(svc, { name: uniqueName('catalog-erasure') });
+    await sendEvents(svc, [
+      { type: 'identify', userId: 'erased-user', traits: { email: 'erased@example.com' }, timestamp: new Date(DAY0).toISOString() },
+      { type: 'identify', userId: 'kept-user', traits: { email: 'kept@example.com' }, timestamp: new Date(DAY0 + 1000).toISOString() },
+    ], e.publicApiKey);
+    const examples = async () => (await catalogOf(e.privateApiKey, 'properties', '&source=traits')).find((p) => p.name === 'email')!.examples as string[];
+    // Examples are JSON text, as the values were sent.
+    expect((await examples()).sort()).toEqual(['"erased@example.com"', '"kept@example.com"']);
+    const id = await regulate(svc, e.privateApiKey, 'DELETE', 'userId', ['erased-user']);
+    expect((await settledRegulation(svc, e.privateApiKey, id)).status).toBe('finished');
+    expect(await examples()).not.toContain('"erased@example.com"');
+    // Later events bring examples again.
+    await sendEvents(svc, [{ type: 'identify', userId: 'new-user', traits: { email: 'new@example.com' }, timestamp: new Date(DAY0 + 2000).toISOString() }], e.publicApiKey);
+    expect(await examples()).toEqual(['"new@example.com"']);
   });
 });
 
