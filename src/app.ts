@@ -19,6 +19,8 @@ import type { Persons } from './persons/persons';
 import { personRoutes } from './persons/routes';
 import type { Insights } from './insights/insights';
 import { insightRoutes } from './insights/routes';
+import type { Catalog } from './catalog/catalog';
+import { catalogRoutes } from './catalog/routes';
 import type { Dashboards } from './dashboards/dashboards';
 import { dashboardRoutes } from './dashboards/routes';
 import type { SavedInsights } from './dashboards/saved-insights';
@@ -94,6 +96,7 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   insights: Insights;
   savedInsights: SavedInsights;
   dashboards: Dashboards;
+  catalog: Catalog;
   streams: EventStreams;
   /**
    * Whether a plain `POST /events` takes the fast path (src/collect-fast-path.ts): under Bun, when
@@ -170,6 +173,7 @@ export function createApp(deps: AppDeps) {
     .use(insightRoutes(deps.store, deps.insights))
     .use(statsRoutes(deps.store, new StatsApi(deps.runner, deps.ingested, deps.visits, { sessionTimeoutMinutes: deps.sessionTimeoutMinutes })))
     .use(dashboardRoutes(deps.store, deps.savedInsights, deps.dashboards))
+    .use(catalogRoutes(deps.store, deps.catalog))
     .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))

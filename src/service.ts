@@ -26,6 +26,9 @@ import { ReadColumns } from './properties/read-columns';
 import { engineSessions, engineThreads } from './storage/engine-threads';
 import { RegulationRunner } from './regulations/regulation-runner';
 import { SuppressionList } from './regulations/suppression-list';
+import { Catalog } from './catalog/catalog';
+import { CatalogRecorder } from './catalog/catalog-recorder';
+import { CATALOG_DEFINITIONS } from './catalog/definitions';
 import { MigrationRunner } from './storage/migrations/runner';
 import { IdentityLinks } from './persons/identity-links';
 import { Persons } from './persons/persons';
@@ -96,7 +99,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
     webhookRetriesPending: () => webhooks.retriesPending(),
     bodyBytesInFlight: () => bodies.inUse,
     visitBuildsPending: () => visits.pending,
+    catalogBatchesMissed: () => catalogRecorder.missedBatches,
   });
+  const catalogRecorder = new CatalogRecorder(storage, () => store.list().map((w) => w.databaseName), log, migrations.onCluster);
   const identities = new IdentityLinks(storage, config.clickhouseCluster !== '', log);
   // Other processes sharing a ClickHouse server load events this one is not told of: nothing is kept there.
   const tileAnswers = new TileAnswerCache(storage.mode === 'server' ? 0 : config.dashboardAnswersMaxAgeSeconds * 1000);
@@ -142,6 +147,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       },
       announces: (database) => webhooks.listensTo(database) || streams.listensTo(database),
       messageIds,
+      onStored: (database, lines, token) => catalogRecorder.stored(database, lines, token),
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),
       onSuppressed: metrics.eventsSuppressed,
@@ -186,9 +192,9 @@ export async function startService(config: Config, log: Logger, storage: Storage
       await Promise.all(store.list().map((w) => identities.settled(w.databaseName)));
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
-    eventsErased: (database, keys) => {
+    eventsErased: async (database, keys) => {
       tileAnswers.changed(database);
-      return visits.erased(database, keys);
+      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database)]);
     },
     identities,
     refreshMs: config.workspaceRefreshMs,
@@ -205,6 +211,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await identities.settled(databaseName);
     await identities.rebuild(databaseName);
   }
+  // The catalog of events stored before it existed (an upgrade) is built in the background.
+  catalogRecorder.start();
   // Visits of events stored before (a restart, an upgrade) are built in the background.
   await visits.start();
   for (const { databaseName } of store.list()) visits.changed(databaseName);
@@ -246,12 +254,18 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const dashboards = new Dashboards(new VersionedRecords(storage, config.metaDatabase, DASHBOARDS), savedInsights, { insights, runner, ingested: loadedAndResolved, answers: tileAnswers, log });
   store.onRemove((workspace) => savedInsights.removeWorkspace(workspace.workspaceId));
   store.onRemove((workspace) => dashboards.removeWorkspace(workspace.workspaceId));
+  const catalog = new Catalog(storage, new VersionedRecords(storage, config.metaDatabase, CATALOG_DEFINITIONS), async (database) => {
+    await buffer.loaded(database);
+    await catalogRecorder.settled(database);
+  });
+  store.onRemove((workspace) => catalog.removeWorkspace(workspace.workspaceId));
   store.onRemove(async (workspace) => tileAnswers.forget(workspace.databaseName));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();
     await regulations.stop();
     await buffer.close();
+    await catalogRecorder.stop();
     await visits.stop();
     await webhooks.stop();
     await runner.close();
@@ -262,7 +276,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, visits, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, catalog, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, visits, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,

@@ -27,6 +27,12 @@ export interface EventLoaderOptions {
   announces?: (database: string) => boolean;
   /** Told of each insert, with the identity links of its events in log order, before any listener of committed events. Must not throw, and must be quick. */
   onInserted?: (database: string, links: readonly IdentityLink[]) => void;
+  /**
+   * Told of each insert once it is stored, with its rows' JSON lines (newline-joined, per request)
+   * and the insert's de-duplication token, and waited for (the event catalog adds their rows so).
+   * Must not throw.
+   */
+  onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
   onFlush?: (rows: number, seconds: number) => void;
   /** Where events the engine refuses are set aside, a file per request, so that none is lost unseen. */
@@ -105,6 +111,7 @@ export class EventLoader {
         this.log.debug('ingest load', { database, rows, ms: Math.round(ms) });
         if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
         if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.links()));
+        if (this.options.onStored) await this.options.onStored(database, lines, token);
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {

@@ -70,6 +70,8 @@ export interface IngestBufferOptions {
   announces?: (database: string) => boolean;
   /** Recognises repeated messageIds: a repeat is acknowledged with its request, not logged again. */
   messageIds: RecentMessageIds;
+  /** Told of each insert once stored, with its rows' JSON lines and de-duplication token, and waited for (the event catalog). Must not throw. */
+  onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
   /** The check of a database's suppressed subjects (none: undefined): their events are acknowledged, never stored. */
@@ -166,7 +168,7 @@ export class IngestBuffer {
     private readonly options: IngestBufferOptions,
     private readonly log: Logger,
   ) {
-    this.loader = new EventLoader(storage, { onInserted: options.onInserted, onCommitted: options.onCommitted, announces: options.announces, onFlush: options.onFlush, refusedDir: options.logDir }, log);
+    this.loader = new EventLoader(storage, { onInserted: options.onInserted, onCommitted: options.onCommitted, announces: options.announces, onStored: options.onStored, onFlush: options.onFlush, refusedDir: options.logDir }, log);
   }
 
   /**

@@ -20,6 +20,8 @@ export interface MetricSources {
   bodyBytesInFlight(): number;
   /** Workspaces whose stored events are not all built into visits yet (their history, at first). */
   visitBuildsPending(): number;
+  /** Stored batches whose rows the event catalog could not add, since the start. */
+  catalogBatchesMissed(): number;
 }
 
 /** Upper bounds in seconds for requests, inserts and statements: from a millisecond to a minute. */
@@ -80,6 +82,11 @@ export function createServiceMetrics(sources: MetricSources) {
     'analytics_visit_builds_pending',
     "Workspaces whose stored events are not all built into visits yet (a workspace's history is built in the background after an upgrade; its Stats API reads events meanwhile).",
     sources.visitBuildsPending,
+  );
+  registry.sampledGauge(
+    'analytics_catalog_batches_missed',
+    "Stored batches of events whose rows the event catalog could not add since the start (storage away): their counts are missing from the catalog.",
+    sources.catalogBatchesMissed,
   );
   registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
   const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');

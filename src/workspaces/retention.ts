@@ -5,7 +5,7 @@ import { StorageQueryError } from '../storage/storage';
 const BAD_ARGUMENTS = 36;
 
 /**
- * Gives a workspace's `events` table (and its `visits`) the TTL of its retention period: rows whose `timestamp` is
+ * Gives a workspace's `events` table (and its `visits` and `catalog`) the TTL of its retention period: rows whose `timestamp` is
  * older than `days` go at the engine's merges. By `timestamp` rather than `parsedAt`: retention
  * is about how old the recorded activity is, so backfilled (imported) events expire by their own
  * time like the others, and the sorting key leads with `timestamp`, so expired rows sit together.
@@ -16,8 +16,9 @@ const BAD_ARGUMENTS = 36;
  */
 export async function applyRetention(migrations: MigrationRunner, database: string, days: number, materialize: boolean): Promise<void> {
   if (!Number.isInteger(days) || days < 0) throw new Error(`invalid retention ${days}`);
-  // Stored visits go with their last event: a visit is kept while any of its events is.
-  for (const [table, column] of [[migrations.eventsTable, 'timestamp'], [migrations.visitsTable, 'end']] as const) {
+  // Stored visits go with their last event: a visit is kept while any of its events is. A day of
+  // the catalog goes with the last of its events.
+  for (const [table, column] of [[migrations.eventsTable, 'timestamp'], [migrations.visitsTable, 'end'], ['catalog', 'day + INTERVAL 1 DAY']] as const) {
     if (days === 0) {
       await migrations.alterTable(database, table, 'REMOVE TTL').catch((err) => {
         if (!(err instanceof StorageQueryError && err.clickhouseCode === BAD_ARGUMENTS)) throw err;

@@ -63,6 +63,10 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['put', '/dashboards/{id}', '200', true],
   ['delete', '/dashboards/{id}', '200', false],
   ['get', '/dashboards/{id}/results', '200', false],
+  ['get', '/catalog/events', '200', false],
+  ['get', '/catalog/properties', '200', false],
+  ['patch', '/catalog/events/{name}', '200', true],
+  ['patch', '/catalog/properties/{name}', '200', true],
   ['post', '/api/v2/query', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];

@@ -182,6 +182,7 @@ describe('webhook deliveries', () => {
 test('after all of the above the whole output is still valid, with every metric docs/api/metrics.md lists', async () => {
   const families = await scrape();
   expect([...families.keys()].sort()).toEqual([
+    'analytics_catalog_batches_missed',
     'analytics_events_accepted_total',
     'analytics_events_rejected_total',
     'analytics_events_suppressed_total',

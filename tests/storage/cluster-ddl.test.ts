@@ -83,7 +83,7 @@ describe('the DDL on a cluster', () => {
       if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|property_read_)/);
       // The visit builder's progress is one replicated table, not sharded.
       else if (/\.visit_progress /.test(sql)) expect(sql).toMatch(/ADD COLUMN IF NOT EXISTS definition /);
-      else expect(sql).toMatch(/\.`?(events|visits)_local`? /);
+      else expect(sql).toMatch(/\.`?((events|visits)_local|catalog)`? /);
     }
     expect(ddl.some((s) => /events_local.*replicated_deduplication_window/s.test(s))).toBe(true);
     expect(ddl.some((s) => /non_replicated_deduplication_window/.test(s))).toBe(false);
@@ -103,7 +103,7 @@ describe('the DDL on a cluster', () => {
   test('the metadata is replicated on every node: one Keeper path for all', () => {
     const metaTables = ddl.filter((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${META}\`.`));
     expect(metaTables.map((s) => /`analytics_meta`\.(\w+)/.exec(s)![1]).sort()).toEqual(
-      ['api_keys', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'visitor_salts', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
+      ['api_keys', 'catalog_definitions', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'visitor_salts', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
     );
     for (const sql of metaTables) expect(sql).toMatch(/ENGINE = Replicated(Replacing)?MergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
     expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);
@@ -126,6 +126,16 @@ describe('the DDL on a cluster', () => {
     expect(ddl.some((s) => /MATERIALIZED VIEW[^(]*person_(first_)?links/.test(s))).toBe(false);
     expect(ddl.some((s) => /ENGINE = Join/.test(s))).toBe(false);
     expect(ddl.find((s) => s.includes('.events_with_persons'))).toMatch(/LEFT ANY JOIN \(SELECT id, personId FROM `[^`]+`\.person_lookup FINAL/);
+  });
+
+  test("a workspace's event catalog is whole on every node, with its de-duplication window and the events' retention", () => {
+    const create = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.catalog `))!;
+    expect(oneLine(create)).toMatch(/ENGINE = ReplicatedAggregatingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'\) ORDER BY \(kind, event, path, type, day, library\) SETTINGS replicated_deduplication_window = 1000/);
+    const progress = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.catalog_progress `))!;
+    expect(progress).toMatch(/ENGINE = ReplicatedReplacingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}', version\)/);
+    expect(ddl.some((s) => /ALTER TABLE `default_ws`\.`catalog` ON CLUSTER .* MODIFY TTL day \+ INTERVAL 1 DAY \+ INTERVAL 30 DAY/.test(oneLine(s)))).toBe(true);
+    // Where the history of stored events ends: read through the Distributed events, once.
+    expect(issued.filter((s) => /INSERT INTO `default_ws`\.catalog_progress SELECT .* FROM `default_ws`\.events$/.test(oneLine(s.sql)))).toHaveLength(1);
   });
 
   test('a stored property read: a column of events_local and of the Distributed events, filled on the shards, and the view replaced', () => {

@@ -251,11 +251,36 @@ export const metaMigrations: Migration[] = [
     // The IANA time zone a workspace's days, weeks and months are counted in (the Stats API, and
     // insights that name none); rows written before read as UTC, as every workspace counted then.
     statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.workspaces ${onCluster} ADD COLUMN IF NOT EXISTS timezone String DEFAULT 'UTC' AFTER siteDomains`],
-    },
-    {
-      version: 17,
+  },
+  {
+    version: 17,
     name: 'cohorts_include_bots',
     // Whether a cohort counts automated clients (src/events/bots.ts); cohorts saved before read as not.
     statements: ({ db, onCluster }) => [`ALTER TABLE ${db}.cohorts ${onCluster} ADD COLUMN IF NOT EXISTS includeBots Bool DEFAULT false AFTER filters`],
+  },
+  {
+    version: 18,
+    name: 'catalog_definitions',
+    // The curated side of each workspace's event catalog (src/catalog/definitions.ts): an event's
+    // or a property's description, tags, owner, flags and display name, versioned as cohorts are;
+    // a deleted workspace's are marked deleted with it.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.catalog_definitions ${onCluster} (
+        definitionId String,
+        workspaceId String,
+        kind LowCardinality(String),
+        name String,
+        displayName Nullable(String),
+        description String,
+        tags Array(String),
+        owner String,
+        verified Bool,
+        hidden Bool,
+        createdAt DateTime64(6, 'UTC'),
+        updatedAt DateTime64(6, 'UTC'),
+        version UInt64,
+        isDeleted UInt8
+      ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, definitionId)`,
+    ],
   },
 ];

@@ -1,4 +1,5 @@
 import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
+import { catalogMigrations } from './catalog';
 import { personFirstLinksMigration, personMigrations } from './persons';
 import { visitMigrations } from './visits';
 import type { Migration, MigrationTarget } from './runner';
@@ -79,4 +80,5 @@ export const workspaceMigrations: Migration[] = [
   ...personMigrations,
   ...visitMigrations,
   personFirstLinksMigration,
+  ...catalogMigrations,
 ];
