@@ -230,7 +230,7 @@ describe('across restarts', () => {
     const db = identifier(a.databaseName);
     await svc.storage.command(`DROP TABLE ${db}.catalog SYNC`);
     await svc.storage.command(`DROP TABLE ${db}.catalog_progress SYNC`);
-    await svc.storage.command(`DELETE FROM ${identifier(settings.META_DATABASE!)}.schema_migrations WHERE database = {database:String} AND version = 7`, { database: a.databaseName });
+    await svc.storage.command(`DELETE FROM ${identifier(settings.META_DATABASE!)}.schema_migrations WHERE database = {database:String} AND version = 9`, { database: a.databaseName });
     await svc.stop();
     svc = await startTestService(settings);
     await eventually('the catalog of stored events is built', async () => (await svc.storage.query(`SELECT historyThrough >= historyEnd AS done FROM ${db}.catalog_progress FINAL`))[0]?.done == 1, 60_000);

@@ -358,16 +358,16 @@ function knownZone(name: string): boolean {
   }
 }
 
-/** A time zone; a name being typed is sent only once it is one. */
+/** A time zone; a name being typed is sent only once it is one. Empty: the workspace's, as the service counts it. */
 export function timezoneField(query: CommonFields, ctx: FormContext): HTMLElement {
-  const input = textInput(query.timezone ?? 'UTC', (v) => {
+  const input = textInput(query.timezone ?? '', (v) => {
     const name = v.trim();
     const valid = name === '' || knownZone(name);
     input.setAttribute('aria-invalid', String(!valid));
     if (!valid) return;
     query.timezone = name || undefined;
     ctx.changed();
-  }, { list: LIST.timezones });
+  }, { list: LIST.timezones, placeholder: "The workspace's" });
   return field('Time zone', input);
 }
 
