@@ -26,7 +26,7 @@ export function servedMethods(routes: readonly RouteLike[]): string[] {
   return answered([...routes.map((route) => route.method), 'OPTIONS']);
 }
 
-/** 501 for a method no route of the service takes: CONNECT, TRACE, PATCH, the WebDAV methods, any other. */
+/** 501 for a method no route of the service takes: CONNECT, TRACE, the WebDAV methods, any other. */
 export function notImplemented(method: string, served: readonly string[]): HttpProblem {
   // A CONNECT asks the service to be a proxy, which a client pointed at the wrong address may believe.
   const what = method === 'CONNECT' ? 'the service is not a proxy and does not implement CONNECT' : `the service does not implement ${method}`;
