@@ -3,6 +3,7 @@ import { Analytics } from '@segment/analytics-node';
 import { UNKNOWN_CATALOG_ENTRY } from '../../src/catalog/problems';
 import { identifier } from '../../src/storage/storage';
 import { uniqueName } from '../helpers/engine-dir';
+import { testInProcess } from '../helpers/deno-service';
 import { eventually } from '../helpers/eventually';
 import { rowsOf } from '../helpers/queries';
 import { seededRandom } from '../helpers/seeded-random';
@@ -199,7 +200,8 @@ describe('an erasure', () => {
 });
 
 describe('a deleted workspace', () => {
-  test('takes its catalog and its curated fields with it', async () => {
+  // Reads the metadata and the engine's tables in the service's own process.
+  testInProcess('takes its catalog and its curated fields with it', async () => {
     const c = await createWorkspace(svc, { name: uniqueName('catalog-gone') });
     await sendEvents(svc, randomLog(3, 20), c.publicApiKey);
     expect((await call(c.privateApiKey, 'PATCH', '/catalog/events/signup', { owner: 'someone' })).status).toBe(200);
@@ -218,7 +220,8 @@ describe('a deleted workspace', () => {
 });
 
 describe('across restarts', () => {
-  test('a restart counts nothing twice, and an upgrade builds the catalog of the events stored before it', async () => {
+  // Drops the catalog's tables in the service's own process, as an older release's directory would lack them.
+  testInProcess('a restart counts nothing twice, and an upgrade builds the catalog of the events stored before it', async () => {
     const settings = svc.settings;
     await svc.stop();
     svc = await startTestService(settings);
