@@ -3,6 +3,7 @@ import { session, signOut } from '../session';
 import { workspaceSwitcher } from '../ui/workspace-switcher';
 import { cohortsView } from './cohorts/cohorts';
 import { dashboardsView } from './dashboards/dashboards';
+import { dataView } from './data/index';
 import { savedInsightsView } from './dashboards/saved-insights';
 import { explorerView } from './explorer';
 import { insightsView } from './insights/index';
@@ -33,6 +34,7 @@ const ROUTES: Route[] = [
   { path: 'dashboards', label: 'Dashboards', view: dashboardsView },
   { path: 'persons', label: 'Persons', view: personsView },
   { path: 'cohorts', label: 'Cohorts', view: cohortsView },
+  { path: 'data', label: 'Data management', view: dataView },
   { path: 'webhooks', label: 'Webhooks', view: webhooksView },
   { path: 'workspaces', label: 'Workspaces', view: workspacesView, adminOnly: true },
 ];
