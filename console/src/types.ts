@@ -154,6 +154,8 @@ export interface Person {
   firstSeen: string;
   lastSeen: string;
   eventCount: number;
+  /** `$initial_referrer`, `$initial_source`, `$initial_country`, ... ('' where the first event had none). */
+  firstTouch: Record<string, string>;
 }
 
 export type PropertyOperator = 'eq' | 'neq' | 'in' | 'not_in' | 'contains' | 'not_contains' | 'regex' | 'gt' | 'gte' | 'lt' | 'lte' | 'is_set' | 'is_not_set';
@@ -169,4 +171,14 @@ export interface Cohort {
   createdAt: string;
   updatedAt: string;
   size: number;
+}
+
+/** A group (a company: the `groupId` of events), as GET /groups answers it. */
+export interface Group {
+  groupId: string;
+  traits: JsonObject;
+  firstSeen: string;
+  lastSeen: string;
+  eventCount: number;
+  personCount: number;
 }

@@ -7,6 +7,7 @@ import type { QueryRunner } from '../queries/query-runner';
 import { SqlParams } from '../sql-params';
 import type { Workspace } from '../workspaces/model';
 import { ACTORS, type ActorKind } from './actor-kinds';
+import { actorNamesOf, namesOfRow } from './actor-names';
 import { pagedActors, type ActorsPage } from './actors';
 import type { CompileContext, CompiledInsight } from './compile-context';
 import { inlineParameters } from './explain';
@@ -91,7 +92,18 @@ export class Insights implements InsightAnswerer {
     const context: CompileContext = { ...filters, now: Date.now(), pointer: '/query' };
     const compiled = pagedActors(ACTORS[kind].select({ ...body, query: inWorkspaceZone(body.query, workspace) } as never, context), body, context);
     await this.ingested(workspace.databaseName);
-    return compiled.answer(await this.runner.runCompiled(workspace.databaseName, compiled.sql, compiled.params));
+    const page = compiled.answer(await this.runner.runCompiled(workspace.databaseName, compiled.sql, compiled.params)) as { results: Array<Record<string, unknown>> };
+    return { ...page, results: await this.withNames(workspace, page.results) };
+  }
+
+  /** The page's actors with their names and emails (their traits), read in one statement. */
+  private async withNames(workspace: Workspace, actors: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+    if (actors.length === 0) return actors;
+    const key = actors[0]!.personId !== undefined ? 'personId' : 'groupId';
+    const params = new SqlParams();
+    const rows = await this.runner.runCompiled(workspace.databaseName, actorNamesOf(key, actors.map((a) => String(a[key])), params), params.values);
+    const names = new Map(rows.map((row) => [String(row.actor), namesOfRow(row)]));
+    return actors.map((actor) => ({ ...actor, ...names.get(String(actor[key])) }));
   }
 
   /** The statement `query` compiles to, as run and with its values written in. */

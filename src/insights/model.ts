@@ -305,6 +305,8 @@ export const ActorsAnswer = t.Object({
     t.Object({
       personId: t.Optional(t.String({ description: 'When persons are counted.' })),
       groupId: t.Optional(t.String({ description: 'When groups are counted (`aggregateBy: group`, or trends\' math `groups`).' })),
+      name: t.Optional(t.String({ description: "The actor's latest `name` trait, when it has one." })),
+      email: t.Optional(t.String({ description: "A person's latest `email` trait, when they have one." })),
       eventCount: t.Optional(t.Number({ description: 'Trends: the events of the actor counted for the point.' })),
     }),
   ),

@@ -46,3 +46,15 @@ export const Group = t.Object({
 });
 export type Group = typeof Group.static;
 export const GroupIdParams = t.Object({ groupId: t.String({ minLength: 1, maxLength: 1000 }) });
+
+export const GroupsPage = Page(Group);
+
+export const ListGroupsQuery = t.Object(
+  {
+    ...PageParams,
+    search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Text found in the groupId or in the traits (any case).' })),
+    personId: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: "Only the groups this person's events carry (a person's companies)." })),
+  },
+  { additionalProperties: false },
+);
+export type ListGroupsQuery = typeof ListGroupsQuery.static;

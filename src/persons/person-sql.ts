@@ -39,6 +39,25 @@ export function firstTouchOf(personIds: readonly string[], params: SqlParams): s
   return `SELECT * FROM ${FIRST_TOUCH_VIEW} WHERE personId IN ${params.bind(personIds, 'Array(String)')}`;
 }
 
+const GROUP_COLUMNS = 'groupId, traits, firstSeen, lastSeen, eventCount, personCount';
+
 export function oneGroup(groupId: string, params: SqlParams): string {
-  return `SELECT groupId, traits, firstSeen, lastSeen, eventCount, personCount FROM groups WHERE groupId = ${params.bind(groupId, 'String')}`;
+  return `SELECT ${GROUP_COLUMNS} FROM groups WHERE groupId = ${params.bind(groupId, 'String')}`;
+}
+
+/** One page of groups matching `where`, most recently seen first, each row with the total. */
+export function groupsPage(where: string, limit: number, offset: number, params: SqlParams): string {
+  return `SELECT ${GROUP_COLUMNS}, count() OVER () AS total FROM groups WHERE ${where}
+    ORDER BY lastSeen DESC, groupId LIMIT ${params.bind(limit, 'UInt32')} OFFSET ${params.bind(offset, 'UInt64')}`;
+}
+
+/** A search for `text` in a group's id and traits, any case. */
+export function groupSearch(text: string, params: SqlParams): string {
+  const bound = params.bind(text, 'String');
+  return `positionCaseInsensitiveUTF8(groupId, ${bound}) > 0 OR positionCaseInsensitiveUTF8(traits, ${bound}) > 0`;
+}
+
+/** The groups the events of `personId` carry. */
+export function groupsOfPerson(personId: string, params: SqlParams): string {
+  return `groupId IN (SELECT groupId FROM events_with_persons WHERE personId = ${params.bind(personId, 'String')} AND groupId != '')`;
 }

@@ -11,9 +11,9 @@ import { SqlParams } from '../sql-params';
 import type { Row } from '../storage/storage';
 import { engineToIso } from '../timestamps';
 import type { Workspace } from '../workspaces/model';
-import type { Group, ListPersonsQuery, Person } from './model';
+import type { Group, ListGroupsQuery, ListPersonsQuery, Person } from './model';
 import { FIRST_TOUCH_NAMES } from './first-touch-names';
-import { firstTouchOf, oneGroup, onePerson, personEvents, personSearch, personsPage } from './person-sql';
+import { firstTouchOf, groupSearch, groupsOfPerson, groupsPage, oneGroup, onePerson, personEvents, personSearch, personsPage } from './person-sql';
 
 /** A row of the `persons` view as the API's Person (the runner answers `traits` as an object already), with its first touch. */
 function toPerson(row: Row, firstTouch: Record<string, string>): Person {
@@ -29,6 +29,18 @@ function toPerson(row: Row, firstTouch: Record<string, string>): Person {
   };
   if (row.userId !== '') person.userId = String(row.userId);
   return person;
+}
+
+/** A row of the `groups` view as the API's Group. */
+function toGroup(row: Row): Group {
+  return {
+    groupId: String(row.groupId),
+    traits: row.traits as Record<string, unknown>,
+    firstSeen: engineToIso(String(row.firstSeen)),
+    lastSeen: engineToIso(String(row.lastSeen)),
+    eventCount: Number(row.eventCount),
+    personCount: Number(row.personCount),
+  };
 }
 
 /** The `filters` query parameter: JSON text of a filter list, checked as a body would be. */
@@ -73,7 +85,7 @@ export class Persons {
     const { limit, offset } = pageWindow(query);
     const rows = await this.run(workspace, personsPage(where, limit, offset, context.params), context.params);
     const touches = await this.firstTouches(workspace, rows);
-    return { results: rows.map((row) => toPerson(row, touches.get(String(row.personId))!)), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, where, context.params) : 0)) };
+    return { results: rows.map((row) => toPerson(row, touches.get(String(row.personId))!)), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, 'persons', where, context.params) : 0)) };
   }
 
   async get(workspace: Workspace, personId: string): Promise<Person> {
@@ -108,19 +120,24 @@ export class Persons {
     const params = new SqlParams();
     const [row] = await this.run(workspace, oneGroup(groupId, params), params);
     if (!row) throw notFound(`no group ${groupId}`);
-    return {
-      groupId: String(row.groupId),
-      traits: row.traits as Record<string, unknown>,
-      firstSeen: engineToIso(String(row.firstSeen)),
-      lastSeen: engineToIso(String(row.lastSeen)),
-      eventCount: Number(row.eventCount),
-      personCount: Number(row.personCount),
-    };
+    return toGroup(row);
   }
 
-  /** Persons matching, when the page asked for lies past the last or holds none (its rows carry no total). */
-  private async count(workspace: Workspace, where: string, params: SqlParams): Promise<number> {
-    const [row] = await this.run(workspace, `SELECT count() AS n FROM persons WHERE ${where}`, params);
+  /** `GET /groups`: most recently seen first, searched, or the groups of one person. */
+  async groups(workspace: Workspace, query: ListGroupsQuery) {
+    const params = new SqlParams();
+    const conditions = ['1'];
+    if (query.search !== undefined) conditions.push(groupSearch(query.search, params));
+    if (query.personId !== undefined) conditions.push(groupsOfPerson(query.personId, params));
+    const where = conditions.map((c) => `(${c})`).join(' AND ');
+    const { limit, offset } = pageWindow(query);
+    const rows = await this.run(workspace, groupsPage(where, limit, offset, params), params);
+    return { results: rows.map(toGroup), limit, offset, total: Number(rows[0]?.total ?? (offset > 0 || limit === 0 ? await this.count(workspace, 'groups', where, params) : 0)) };
+  }
+
+  /** Rows of `view` matching, when the page asked for lies past the last or holds none (its rows carry no total). */
+  private async count(workspace: Workspace, view: 'persons' | 'groups', where: string, params: SqlParams): Promise<number> {
+    const [row] = await this.run(workspace, `SELECT count() AS n FROM ${view} WHERE ${where}`, params);
     return Number(row?.n ?? 0);
   }
 }

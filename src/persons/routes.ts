@@ -4,7 +4,7 @@ import { auth } from '../http/auth';
 import { jsonText } from '../http/json-text';
 import { problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
-import { Group, GroupIdParams, ListPersonsQuery, Person, PersonEventsQuery, PersonIdParams, PersonsPage } from './model';
+import { Group, GroupIdParams, GroupsPage, ListGroupsQuery, ListPersonsQuery, Person, PersonEventsQuery, PersonIdParams, PersonsPage } from './model';
 import type { Persons } from './persons';
 
 /** `/persons` and `/groups`: profiles made from the workspace's events, for a private key. */
@@ -30,6 +30,12 @@ export function personRoutes(store: WorkspaceStore, persons: Persons) {
       query: PersonEventsQuery,
       response: { 200: EventsPage, ...problems(400, 401, 403, 404, 429, 503) },
       detail: { tags, summary: "List a person's events", description: 'Newest first, whichever of its ids each carries.' },
+    })
+    .get('/groups', ({ query, principal }) => persons.groups(principal.workspace, query), {
+      scope: 'private',
+      query: ListGroupsQuery,
+      response: { 200: GroupsPage, ...problems(400, 401, 403, 429, 503) },
+      detail: { tags: ['Groups'], summary: 'List groups', description: 'Most recently seen first, with their persons (`personCount`) and last seen; `search` over the groupId and traits, `personId` for the groups of one person.' },
     })
     .get('/groups/:groupId', ({ params, principal }) => persons.group(principal.workspace, params.groupId), {
       scope: 'private',

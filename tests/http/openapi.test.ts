@@ -44,6 +44,7 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/persons', '200', false],
   ['get', '/persons/{personId}', '200', false],
   ['get', '/persons/{personId}/events', '200', false],
+  ['get', '/groups', '200', false],
   ['get', '/groups/{groupId}', '200', false],
   ['post', '/cohorts', '201', true],
   ['get', '/cohorts', '200', false],

@@ -6,6 +6,7 @@ import { dashboardsView } from './dashboards/dashboards';
 import { dataView } from './data/index';
 import { savedInsightsView } from './dashboards/saved-insights';
 import { explorerView } from './explorer';
+import { groupsView } from './groups/groups';
 import { insightsView } from './insights/index';
 import { liveView } from './live';
 import { overviewView } from './overview/index';
@@ -34,6 +35,7 @@ const ROUTES: Route[] = [
   { path: 'dashboards', label: 'Dashboards', view: dashboardsView },
   { path: 'persons', label: 'Persons', view: personsView },
   { path: 'cohorts', label: 'Cohorts', view: cohortsView },
+  { path: 'groups', label: 'Groups', view: groupsView },
   { path: 'data', label: 'Data management', view: dataView },
   { path: 'webhooks', label: 'Webhooks', view: webhooksView },
   { path: 'workspaces', label: 'Workspaces', view: workspacesView, adminOnly: true },

@@ -2,13 +2,14 @@ import { api, describeError } from '../../api';
 import { h } from '../../dom';
 import { openDialog } from '../../ui/dialog';
 import { notice } from '../../ui/notice';
-import { personHref } from '../persons/persons';
+import { groupHref } from '../groups/links';
+import { personHref } from '../persons/table';
 import { formatNumber } from './format';
 import type { AnyQuery, Kind } from './types';
 
 /** The persons behind a point as POST /insights/<kind>/persons answers them. */
 interface ActorsPage {
-  results: Array<{ personId?: string; groupId?: string; eventCount?: number }>;
+  results: Array<{ personId?: string; groupId?: string; name?: string; email?: string; eventCount?: number }>;
   total: number;
   next?: number;
 }
@@ -19,7 +20,8 @@ const PAGE_SIZE = 100;
 /**
  * Opens a dialog listing the persons (or groups) behind one point of an insight: `query` is the
  * request its answer came from, `selector` the point (docs/api/insights.md#persons-behind-a-point).
- * Each person links to their page; the dialog closes as one is opened.
+ * Each person (or group) links to their page, their name or email beside the id; the dialog
+ * closes as one is opened.
  */
 export function showActors(kind: Exclude<Kind, 'paths'>, query: AnyQuery, selector: Record<string, unknown>, title: string): void {
   const status = h('p', { class: 'muted actors-status', role: 'status' }, 'Loading…');
@@ -54,6 +56,8 @@ export function showActors(kind: Exclude<Kind, 'paths'>, query: AnyQuery, select
 
 function actorEntry(actor: ActorsPage['results'][number]): Node {
   const events = actor.eventCount === undefined ? null : h('span', { class: 'muted' }, `${formatNumber(actor.eventCount)} event${actor.eventCount === 1 ? '' : 's'}`);
-  const name = actor.personId !== undefined ? h('a', { href: personHref(actor.personId), class: 'strong-link' }, actor.personId) : h('span', {}, actor.groupId ?? '');
-  return h('span', { class: 'actor' }, name, events);
+  const id = actor.personId ?? actor.groupId ?? '';
+  const link = h('a', { href: actor.personId !== undefined ? personHref(id) : groupHref(id), class: 'strong-link' }, id);
+  const names = [actor.name, actor.email].filter(Boolean).join(' · ');
+  return h('span', { class: 'actor' }, link, names ? h('span', { class: 'actor-name', title: names }, names) : null, events);
 }

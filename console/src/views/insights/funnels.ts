@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { breakdownValueNode } from '../groups/links';
 import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventInput, field, filterList, numberInput, section, select, seriesList, timezoneField, type FormContext } from './fields';
 import { formatDuration, formatNumber, formatPercent, plural, swatch } from './format';
@@ -145,7 +146,7 @@ export const funnels: KindSpec<'funnels'> = {
         h(
           'section',
           { class: 'funnel-column', 'data-breakdown': r.breakdownValue ?? '' },
-          h('h3', {}, swatch(PALETTE[i % PALETTE.length]!), r.breakdownValue === '' ? '(none)' : (r.breakdownValue ?? 'All')),
+          h('h3', {}, swatch(PALETTE[i % PALETTE.length]!), breakdownValueNode(query.breakdown, r.breakdownValue, r.breakdownValue === '' ? '(none)' : (r.breakdownValue ?? 'All'))),
           funnel(r, query, noun, PALETTE[i % PALETTE.length]!),
         ),
       ),

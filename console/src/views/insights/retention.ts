@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE, periodChart } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { breakdownValueNode } from '../groups/links';
 import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventMatch, field, filterList, numberInput, section, select, timezoneField } from './fields';
 import { formatNumber, formatPercent, periodTick } from './format';
@@ -136,7 +137,7 @@ export const retention: KindSpec<'retention'> = {
     return h(
       'div',
       { class: 'insight-output' },
-      ...byBreakdown.map(([value, rs]) => h('section', { class: 'retention-group', 'data-breakdown': value ?? '' }, value === undefined ? null : h('h3', {}, value === '' ? '(none)' : value), heatTable(rs, query, periods, cutOf(rs)))),
+      ...byBreakdown.map(([value, rs]) => h('section', { class: 'retention-group', 'data-breakdown': value ?? '' }, value === undefined ? null : h('h3', {}, breakdownValueNode(query.breakdown, value, value === '' ? '(none)' : value)), heatTable(rs, query, periods, cutOf(rs)))),
       h('h3', {}, 'Retention curve'),
       curve,
     );

@@ -1,6 +1,7 @@
 import { h } from '../../dom';
 import { PALETTE, periodChart, type PeriodChartMode, type PeriodSeries } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
+import { breakdownValueNode } from '../groups/links';
 import { showActors } from './actors';
 import { breakdownField, dateRange, field, filterList, intervalField, letter, section, seriesList, textInput, timezoneField } from './fields';
 import { formatNumber, periodTick, swatch } from './format';
@@ -77,7 +78,7 @@ function table(results: readonly TrendResult[], query: TrendsQuery, incompleteFr
         'tbody',
         {},
         ...results.map((r) =>
-          h('tr', { 'data-series': resultName(r) }, h('th', { scope: 'row' }, resultName(r)), ...r.data.map((v, i) => h('td', { class: 'num', title: r.labels[i] ?? '', ...(r.compare === 'previous' ? null : notOver(i)) }, formatNumber(v))), h('td', { class: 'num total' }, formatNumber(r.total))),
+          h('tr', { 'data-series': resultName(r) }, h('th', { scope: 'row' }, breakdownValueNode(query.breakdown, r.breakdownValue, resultName(r))), ...r.data.map((v, i) => h('td', { class: 'num', title: r.labels[i] ?? '', ...(r.compare === 'previous' ? null : notOver(i)) }, formatNumber(v))), h('td', { class: 'num total' }, formatNumber(r.total))),
         ),
       ),
     ),

@@ -1,14 +1,13 @@
 import { api, ApiError, describeError } from '../../api';
 import { h } from '../../dom';
-import type { Event, Page, Person } from '../../types';
-import { eventLabel } from '../../ui/event-label';
+import type { Group, Page, Person } from '../../types';
 import { formatCount, formatTime } from '../../ui/format';
-import { keyValueList, keyValueText } from '../../ui/key-values';
+import { keyValueList } from '../../ui/key-values';
 import { notice } from '../../ui/notice';
-import { showEvent } from '../live';
+import { groupHref, groupName } from '../groups/links';
+import { firstTouchList } from './first-touch';
+import { eventTimeline } from './timeline';
 
-/** Events of the timeline read at a time. */
-const TIMELINE_PAGE = 50;
 /** Ids listed at once; the rest are counted. */
 const IDS_SHOWN = 12;
 
@@ -23,57 +22,32 @@ function idList(ids: readonly string[], empty: string): HTMLElement {
 }
 
 /**
- * A person (`#/persons/<personId>`): every id, the latest traits, first and last seen, and the
- * event timeline, newest first, a page at a time, grouped by day; an event opens as JSON.
+ * A person (`#/persons/<personId>`): every id, the latest traits, first touch, their companies
+ * (links to the groups' pages), first and last seen, and the event timeline.
  */
 export function personView(root: HTMLElement, personId: string): () => void {
   const header = h('div', { class: 'page-header' }, h('a', { href: '#/persons', class: 'back-link', 'aria-label': 'All persons' }, '←'), h('h1', { class: 'wrap-anywhere' }, personId));
   const details = h('div', { class: 'person-cards' }, h('p', { class: 'muted' }, 'Loading…'));
-  const timeline = h('ol', { class: 'timeline', 'aria-label': 'Events, newest first' });
-  const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Older events');
-  const timelineStatus = h('p', { class: 'muted', role: 'status' });
-  root.append(header, details, h('section', { class: 'card timeline-card' }, h('h2', {}, 'Events'), timeline, timelineStatus, more));
-
   const controller = new AbortController();
-  let offset = 0;
-  let lastDay = '';
+  const timeline = eventTimeline((limit, offset) => `/persons/${encodeURIComponent(personId)}/events?limit=${limit}&offset=${offset}`, controller.signal);
+  root.append(header, details, timeline.card);
 
   const card = (title: string, ...children: Array<Node | string | null>) => h('section', { class: 'card' }, h('h2', {}, title), ...children);
 
-  const entry = (e: Event) => {
-    const button = h(
-      'button',
-      { type: 'button', class: 'timeline-row' },
-      h('time', { datetime: e.timestamp }, formatTime(e.timestamp).slice(11, 19)),
-      h('span', { class: `type type-${e.type}` }, e.type),
-      h('span', { class: 'timeline-event' }, eventLabel(e)),
-      h('span', { class: 'timeline-summary' }, keyValueText(e.properties ?? e.traits ?? {})),
-    );
-    button.addEventListener('click', () => showEvent(e));
-    return h('li', {}, button);
-  };
-
-  const loadEvents = async () => {
-    more.disabled = true;
-    timelineStatus.textContent = 'Loading…';
+  const companies = h('p', { class: 'muted' }, 'Loading…');
+  /** The groups the person's events carry, each a link to its page. */
+  const loadCompanies = async () => {
     try {
-      const page = await api<Page<Event>>('GET', `/persons/${encodeURIComponent(personId)}/events?limit=${TIMELINE_PAGE}&offset=${offset}`, undefined, controller.signal);
-      for (const e of page.results) {
-        const day = formatTime(e.timestamp).slice(0, 10);
-        if (day !== lastDay) timeline.append(h('li', { class: 'timeline-day' }, h('h3', {}, day)));
-        lastDay = day;
-        timeline.append(entry(e));
-      }
-      offset += page.results.length;
-      timelineStatus.textContent = page.total === 0 ? 'No events.' : `${formatCount(offset)} of ${formatCount(page.total)} events`;
-      more.hidden = offset >= page.total;
+      const page = await api<Page<Group>>('GET', `/groups?personId=${encodeURIComponent(personId)}&limit=20`, undefined, controller.signal);
+      companies.replaceWith(
+        page.total === 0
+          ? h('p', { class: 'muted' }, 'None: no event of theirs carries a groupId.')
+          : h('ul', { class: 'id-list company-list' }, ...page.results.map((g) => h('li', {}, h('a', { href: groupHref(g.groupId), class: 'strong-link' }, groupName(g)), ' ', h('span', { class: 'muted' }, `${formatCount(g.personCount)} person${g.personCount === 1 ? '' : 's'}`)))),
+      );
     } catch (err) {
-      if (!controller.signal.aborted) timelineStatus.replaceChildren(notice('error', 'The events could not be read', describeError(err)));
-    } finally {
-      more.disabled = false;
+      if (!controller.signal.aborted) companies.replaceWith(notice('error', 'The companies could not be read', describeError(err)));
     }
   };
-  more.addEventListener('click', () => void loadEvents());
 
   (async () => {
     try {
@@ -89,6 +63,8 @@ export function personView(root: HTMLElement, personId: string): () => void {
           idList(p.anonymousIds, 'None'),
         ),
         card('Traits', keyValueList(p.traits, 'No traits: this person has not been identified with any.')),
+        card('First touch', firstTouchList(p.firstTouch)),
+        card('Companies', companies),
         card(
           'Activity',
           h(
@@ -103,7 +79,7 @@ export function personView(root: HTMLElement, personId: string): () => void {
           ),
         ),
       );
-      await loadEvents();
+      await Promise.all([timeline.load(), loadCompanies()]);
     } catch (err) {
       if (controller.signal.aborted) return;
       const missing = err instanceof ApiError && err.status === 404;
