@@ -4,6 +4,7 @@ import { describeInChromium, launchChromium, type Chromium } from '../helpers/ch
 import { consoleMoves, offlinePage, type PageFaults } from '../helpers/console-page';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
+import { overviewWaits } from '../helpers/overview-page';
 import { createWorkspace, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 /**
@@ -113,15 +114,8 @@ describeInChromium('the overview screen', () => {
     page.$$eval('.ov-number', (els) =>
       Object.fromEntries(els.map((e: any) => [e.dataset.metric, { value: e.dataset.value === '' ? null : Number(e.dataset.value), previous: e.dataset.previous === '' ? null : Number(e.dataset.previous), text: e.textContent }])),
     );
-  /** Waits until the screen has drawn the numbers for these filters (`visit:country=DE`). */
-  const loaded = (filters = '') => page.waitForFunction((f: string) => document.querySelector('.overview')?.dataset.loaded?.endsWith(`/${f}`) && document.querySelector('.ov-number'), { timeout: 20_000 }, filters);
-
-  /** Waits until nothing on the screen is still being asked (numbers, chart, panels). */
-  const settled = async () => {
-    await page.waitForFunction(() => !document.querySelector('.overview[aria-busy], .overview [aria-busy]') && document.querySelector('.ov-chart canvas'), { timeout: 20_000 });
-    // The mouse off the numbers and rows, so a screenshot shows no hover.
-    await page.mouse.move(1, 1);
-  };
+  const loaded = (filters = '') => overviewWaits(page).loaded(filters);
+  const settled = () => overviewWaits(page).settled();
 
   beforeAll(async () => {
     svc = await startTestService();

@@ -15,6 +15,7 @@ export const DIMENSIONS = {
   'visit:browser': { label: 'Browser', empty: 'Unknown' },
   'visit:os': { label: 'Operating system', empty: 'Unknown' },
   'visit:device': { label: 'Device', empty: 'Unknown' },
+  'event:goal': { label: 'Goal', empty: '(none)' },
 } as const;
 export type Dimension = keyof typeof DIMENSIONS;
 export const isDimension = (d: string): d is Dimension => Object.hasOwn(DIMENSIONS, d);
