@@ -145,6 +145,18 @@ describeInChromium('the overview: goals, details, comparisons, 12 months', () =>
     expect(faults).toEqual({ blocked: [], errors: [] });
   });
 
+  test("a country's flag is an image (country-flag-icons), asked for only when its country is shown", async () => {
+    await page.waitForSelector('.ov-row[data-dimension="visit:country"][data-value="DE"] img.ov-flag');
+    await page.waitForFunction(() => [...document.querySelectorAll('img.ov-flag')].every((i: any) => i.complete));
+    const flag = await page.$eval('.ov-row[data-value="DE"] img.ov-flag', (i: any) => ({ src: i.src, drawn: i.naturalWidth > 0, width: i.getBoundingClientRect().width, label: i.parentElement.textContent }));
+    expect(flag).toEqual({ src: expect.stringMatching(/\/console\/assets\/flag-[0-9a-f]{12}-DE\.svg$/), drawn: true, width: 18, label: 'Germany' });
+    const res = await fetch(flag.src);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    // Of the 250-odd flags, the page asked for Germany's only.
+    const asked = await page.evaluate(() => (globalThis as any).performance.getEntriesByType('resource').map((e: any) => e.name).filter((n: string) => n.includes('/flag-')));
+    expect([...new Set(asked.map((n: string) => n.replace(/.*-/, '')))]).toEqual(['DE.svg']);
+  });
+
   test('a previous period without visits: counts read "new", rates and means no arrow and no "vs 0%"', async () => {
     const numbers = await page.$$eval('.ov-number', (els) =>
       Object.fromEntries(els.map((e: any) => [e.dataset.metric, { change: e.querySelector('.ov-change')?.textContent ?? null, bad: !!e.querySelector('.ov-change-bad'), vs: e.querySelector('.ov-number-previous').textContent }])),
@@ -156,6 +168,9 @@ describeInChromium('the overview: goals, details, comparisons, 12 months', () =>
     for (const metric of ['bounce_rate', 'visit_duration', 'views_per_visit']) expect({ metric, ...numbers[metric] }).toEqual({ metric, change: null, bad: false, vs: '' });
     // The bounce rate itself is there: 4 of 12 visits bounced.
     expect(await page.$eval('.ov-number[data-metric="bounce_rate"] .ov-number-value', (e: any) => e.textContent)).toBe('33%');
+    await settled();
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await moves.shot('overview-new-site');
   });
 
   test('last 12 months: the months up to this one, so a site a few weeks old shows its visits; the screen is what the API answers for them', async () => {

@@ -3,7 +3,7 @@ import { h } from '../../dom';
 import { openDialog } from '../../ui/dialog';
 import { columnValue, type PanelColumn, type PanelRequest } from './columns';
 import { compactNumber } from './format';
-import { DIMENSIONS, valueText, type Dimension } from './filters';
+import { DIMENSIONS, valueLabel, type Dimension } from './filters';
 import type { StatsAnswer } from './query';
 
 /** Rows asked at a time in the details. */
@@ -45,7 +45,7 @@ export function panelDetails(title: string, dimension: Dimension, columns: Panel
       if (fresh) rows.replaceChildren();
       for (const row of answer.results) {
         const value = String(row.dimensions[0] ?? '');
-        const pick = h('button', { type: 'button', class: 'link-button', title: 'Filter the overview by it' }, valueText(dimension, value));
+        const pick = h('button', { type: 'button', class: 'link-button', title: 'Filter the overview by it' }, valueLabel(dimension, value));
         pick.addEventListener('click', () => {
           body.closest('dialog')?.close();
           onPick(dimension, value);

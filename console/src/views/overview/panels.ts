@@ -2,7 +2,7 @@ import { describeError } from '../../api';
 import { h } from '../../dom';
 import { panelDetails } from './details';
 import { columnValue, type PanelColumn, type PanelRequest } from './columns';
-import { DIMENSIONS, valueText, type Dimension } from './filters';
+import { DIMENSIONS, valueLabel, valueText, type Dimension } from './filters';
 import type { StatsAnswer } from './query';
 
 /** Rows a panel shows, as Plausible's dashboard does. */
@@ -125,7 +125,7 @@ export function panel(spec: PanelSpec, chosen: Dimension, load: (request: PanelR
         'button',
         { type: 'button', class: 'ov-row', 'data-dimension': dimension, 'data-value': value, 'data-count': count, title: `Filter by ${DIMENSIONS[dimension].label.toLowerCase()}: ${text}` },
         bar,
-        h('span', { class: 'ov-row-label' }, text),
+        h('span', { class: 'ov-row-label' }, valueLabel(dimension, value)),
         h('span', { class: 'ov-row-counts' }, ...counts),
       );
       button.addEventListener('click', () => onPick(dimension, value));
