@@ -301,6 +301,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // URL is only where this machine reaches it.
   const where = allInterfaces(config.host) ? { interfaces: 'all', loopbackUrl: url } : { url };
   log.info('listening', { host: config.host, port: server.port, ...where, storage: storage.mode, ...(clickhouseServer ? { clickhousePort: clickhouseServer.port } : {}) });
+  // The address people look for in the log first: the console's page (served at /console/).
+  log.info(`console at ${url}/console/`, { url: `${url}/console/` });
 
   let stopping: Promise<void> | undefined;
   const stop = async () => {
