@@ -38,6 +38,12 @@ function backfillQuery(filters: StreamFilters): string {
   return params.toString();
 }
 
+/** The hover text of a row's arrival time: the event's own time when it differs. */
+function arrivalTitle(e: Event): string {
+  const own = formatTime(e.timestamp);
+  return own.slice(0, 19) === formatTime(e.parsedAt).slice(0, 19) ? `Arrived ${own}` : `Arrived ${formatTime(e.parsedAt)}; the event's own time: ${own}`;
+}
+
 export function showEvent(e: Event): void {
   void openDialog(`${e.type}${e.event ? ` · ${e.event}` : ''}`, jsonView(e));
 }
@@ -91,7 +97,11 @@ export function liveView(root: HTMLElement): () => void {
     status.textContent = text;
   };
   const updateCounter = () => {
-    counter.textContent = `${formatCount(received)} received${held.length ? ` · ${formatCount(held.length)} held while paused` : ''}`;
+    // The stored events shown and those streamed in since the page opened: "0 received" beside
+    // 500 rows read as if nothing had come.
+    counter.textContent = `${formatCount(shown.length)} shown · ${formatCount(received)} arrived since opened${held.length ? ` · ${formatCount(held.length)} held while paused` : ''}`;
+    counter.dataset.shown = String(shown.length);
+    counter.dataset.received = String(received);
   };
   const row = (e: Event) => {
     const item = h(
@@ -100,7 +110,9 @@ export function liveView(root: HTMLElement): () => void {
       h(
         'button',
         { type: 'button', class: 'live-row' },
-        h('time', { datetime: e.timestamp }, formatTime(e.timestamp)),
+        // Rows are in the order events were stored (a live view), so the time shown is the
+        // arrival's; the event's own time, when it says another second, is in the title.
+        h('time', { datetime: e.parsedAt, class: 'live-arrived', title: arrivalTitle(e) }, formatTime(e.parsedAt)),
         h('span', { class: `type type-${e.type}` }, e.type),
         h('span', { class: 'live-event' }, eventLabel(e)),
         h('span', { class: 'live-user' }, e.userId || e.anonymousId || ''),
@@ -133,6 +145,7 @@ export function liveView(root: HTMLElement): () => void {
     ids = new Set(shown.map((e) => e.uuid));
     list.replaceChildren(...shown.map(row));
     empty.hidden = shown.length > 0;
+    updateCounter();
   };
   /**
    * The last stored events, read when the stream opens: those the stream brought meanwhile stay
