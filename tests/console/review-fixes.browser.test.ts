@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'puppeteer-core';
 import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
-import { consoleMoves, offlinePage, type PageFaults } from '../helpers/console-page';
+import { consoleMoves, signedInConsole, type PageFaults } from '../helpers/console-page';
 import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
 /**
@@ -71,6 +71,7 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     await save('bar', 'Signups as bars', { series: [{ event: 'signup' }], dateFrom: '-7d', interval: 'day' }, { chart: 'bar' });
     await save('stacked', 'Signups by plan, stacked', { series: [{ event: 'signup' }], dateFrom: '-7d', interval: 'day', breakdown: { property: 'plan', limit: 10 } }, { chart: 'stacked' });
     await save('weekly', 'Visits by week', { series: [{ event: 'visit' }], dateFrom: '-30d', interval: 'week' }, { chart: 'number' });
+    ids.retention = (await call('POST', '/insights/saved', { name: 'Readers coming back', kind: 'retention', query: { startEvent: { event: 'visit' }, returnEvent: { event: 'visit' }, period: 'day', periods: 4 } })).id;
     ({ id: dashboardId } = await call('POST', '/dashboards', {
       name: 'Charts',
       tiles: [
@@ -87,16 +88,15 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
         { insightId: ids.stacked, x: 3, y: 5, w: 6, h: 4 },
       ],
     }));
-    ({ id: weeklyDashboardId } = await call('POST', '/dashboards', { name: 'Weekly', dateFrom: '-7d', tiles: [{ insightId: ids.weekly, x: 0, y: 0, w: 4, h: 3 }] }));
+    ({ id: weeklyDashboardId } = await call('POST', '/dashboards', { name: 'Weekly', dateFrom: '-7d', tiles: [
+      { insightId: ids.weekly, x: 0, y: 0, w: 4, h: 3 },
+      { insightId: ids.retention, x: 4, y: 0, w: 8, h: 5 },
+    ] }));
     chromium = await launchChromium();
-    ({ page, faults } = await offlinePage(chromium, svc.url));
+    ({ page, faults } = await signedInConsole(chromium, svc.url, svc.privateKey));
     page.on('request', (r) => void requests.push({ method: r.method(), path: r.url().replace(svc.url, ''), body: r.postData() ?? '' }));
     await page.setViewport({ width: 1440, height: 900 });
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     moves = consoleMoves(page);
-    await page.goto(`${svc.url}/console`);
-    await moves.signInWith(svc.privateKey);
-    await page.waitForSelector('.status-live');
   });
   afterAll(async () => {
     await chromium?.close();
@@ -159,6 +159,39 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     expect(answer.results[0].total).toBe(7);
   });
 
+  test('one date format: tiles, retention cohorts, the builder\'s axes and table; the table keeps its Total in view at 1440 px; no scrollbar beside the tabs', async () => {
+    const DAY_TEXT = /^\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)( \d{4})?$/;
+    await openDashboard(weeklyDashboardId);
+    const cohorts = await page.$$eval(`${tile('retention')} tbody tr > td:first-child`, (c) => c.map((x: any) => x.textContent));
+    expect(cohorts.length).toBeGreaterThan(0);
+    for (const c of cohorts) expect(c).toMatch(DAY_TEXT);
+    await moves.shot('dashboard-weekly');
+
+    const query = { series: [{ event: 'visit' }, { event: 'signup' }], dateFrom: '-30d', interval: 'day' };
+    await page.evaluate((q: string) => (location.hash = `#/insights/trends?q=${encodeURIComponent(q)}&chart=table`), JSON.stringify(query));
+    await page.waitForSelector('.insight-table');
+    const heads = await page.$$eval('.insight-table thead th', (t) => t.map((x: any) => x.textContent));
+    expect(heads[0]).toBe('Series');
+    expect(heads.at(-1)).toBe('Total');
+    for (const label of heads.slice(1, -1)) expect(label).toMatch(DAY_TEXT);
+    // 31 days do not fit: the periods scroll, the Total column stays in view at the right.
+    const box = await page.$eval('.insight-result .table-scroll', (e: any) => {
+      const r = e.getBoundingClientRect();
+      return { left: r.left, right: r.right, scrolls: e.scrollWidth > e.clientWidth };
+    });
+    expect(box.scrolls).toBe(true);
+    const total = await page.$eval('.insight-table thead th:last-child', (e: any) => {
+      const r = e.getBoundingClientRect();
+      return { left: r.left as number, right: r.right as number };
+    });
+    expect(total.right).toBeLessThanOrEqual(box.right + 1);
+    expect(total.left).toBeGreaterThan(box.left);
+    // No scrollbar on the tabs' row: its box is as wide and high as its content box (and 1 px of border below).
+    const tabs = await page.$eval('.kind-tabs', (e: any) => ({ beside: e.offsetWidth - e.clientWidth, below: e.offsetHeight - e.clientHeight }));
+    expect(tabs).toEqual({ beside: 0, below: 1 });
+    await moves.shot('insights-trends-table');
+  });
+
   test('the live view counts the events it shows and those arrived since, and shows when each arrived', async () => {
     await moves.go('live');
     await page.waitForFunction(() => Number(document.querySelector('.page-header .muted[data-shown]')?.dataset.shown) > 0);
@@ -173,6 +206,7 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     const times = await page.$$eval('.live-list time.live-arrived', (t) => t.map((x: any) => x.getAttribute('datetime')));
     const ms = times.map((t) => Date.parse(t));
     expect(ms.every((t, i) => i === 0 || t <= ms[i - 1]!)).toBe(true);
+    await moves.shot('live-arrivals');
   });
 
   test('pickers suggest enriched fields and first touch, leave hidden items out; an unknown event name is said, not asked', async () => {
@@ -180,6 +214,9 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     for (let i = 0; i < 100 && !(await call('GET', '/catalog/properties?search=internal_note')).results.length; i++) await Bun.sleep(100);
     await call('PATCH', '/catalog/properties/internal_note', { hidden: true });
     await call('PATCH', '/catalog/events/internal_test', { hidden: true });
+    // The builder keeps its suggestions for a minute: a new page reads them again.
+    await page.reload();
+    await page.waitForSelector('.status-live');
     await page.evaluate(() => (location.hash = `#/insights/trends?q=${encodeURIComponent(JSON.stringify({ series: [{ event: 'signup' }], dateFrom: '-7d' }))}`));
     await page.waitForSelector('.insight-result .period-chart canvas');
     const list = (id: string) => page.$$eval(`datalist#${id} option`, (o) => o.map((x: any) => x.value));
@@ -199,11 +236,11 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     await page.keyboard.press('Backspace');
     await page.type(input, 'sig');
     await moves.waitForText('.insight-result .notice', 'No event named “sig”');
+    await moves.shot('insights-unknown-event');
     await Bun.sleep(800);
     expect(requests.filter((r) => r.path === '/insights/trends' && r.body.includes('"sig"'))).toEqual([]);
     await page.type(input, 'nup');
     await page.waitForSelector('.insight-result .period-chart canvas');
-    await moves.shot('insights-unknown-event');
   });
 
   test("SQL: properties.plan is answered with how to read a property here; blanks are said, numbers right-aligned", async () => {
@@ -234,6 +271,42 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     expect(visit[2]).toEqual({ text: String(VISIT_DAYS), blank: false, align: 'right' });
     expect(await page.$$eval('.sql-output .vt-header .vt-cell', (h) => h.map((c: any) => getComputedStyle(c).textAlign))).toEqual(['start', 'start', 'right']);
     await moves.shot('sql-blank-and-numbers');
+    expect(faults).toEqual({ blocked: [], errors: [] });
+  });
+
+  test('the changed screens at 1440x900 and on a phone, light and dark (docs/console.md)', async () => {
+    const screens: Array<[string, () => Promise<unknown>]> = [
+      ['dashboard-bars-legend', () => openDashboard(dashboardId).then(() => page.waitForSelector(`${tile('stacked')} canvas`))],
+      ['dashboard-weekly', () => openDashboard(weeklyDashboardId)],
+      ['insights-trends-table', async () => {
+        await page.evaluate((q: string) => (location.hash = `#/insights/trends?q=${encodeURIComponent(q)}&chart=table`), JSON.stringify({ series: [{ event: 'visit' }, { event: 'signup' }], dateFrom: '-30d', interval: 'day' }));
+        await page.waitForSelector('.insight-table');
+      }],
+      ['live-arrivals', async () => {
+        await moves.go('live');
+        await page.waitForSelector('.live-list li');
+      }],
+      ['sql-blank-and-numbers', async () => {
+        await moves.go('sql');
+        await moves.press('Run');
+        await page.waitForSelector('.sql-output .vt-body .vt-row');
+      }],
+    ];
+    for (const [width, height, size] of [[1440, 900, ''], [390, 844, '-phone']] as const) {
+      await page.setViewport({ width, height });
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+        for (const [name, open] of screens) {
+          // The light 1440x900 shots are the other tests' own.
+          if (!size && scheme === 'light') continue;
+          await page.evaluate(() => (location.hash = '#/'));
+          await open();
+          await moves.shot(`${name}${size}${scheme === 'dark' ? '-dark' : ''}`);
+        }
+      }
+    }
+    await page.setViewport({ width: 1440, height: 900 });
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     expect(faults).toEqual({ blocked: [], errors: [] });
   });
 });
