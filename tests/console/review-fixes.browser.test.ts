@@ -16,6 +16,7 @@ declare const location: { hash: string };
 declare const getComputedStyle: (e: unknown) => { textAlign: string };
 
 const DAY = 86_400_000;
+const ZONE = 'America/New_York';
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 /** Eight plans: a breakdown by plan draws eight series. */
 const PLANS = ['free', 'hobby', 'starter', 'team', 'pro', 'business', 'enterprise', 'education'];
@@ -65,12 +66,15 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
 
   beforeAll(async () => {
     svc = await startTestService();
+    // The workspace counts in New York: the live view's times are in its zone, and say so.
+    const { workspace } = await call('GET', '/whoami');
+    await call('PUT', `/workspaces/${workspace.workspaceId}`, { name: workspace.name, timezone: ZONE });
     await sendEvents(svc, seedEvents());
     const save = async (key: string, name: string, query: unknown, display: unknown) =>
       (ids[key] = (await call('POST', '/insights/saved', { name, kind: 'trends', query, display })).id);
     await save('bar', 'Signups as bars', { series: [{ event: 'signup' }], dateFrom: '-7d', interval: 'day' }, { chart: 'bar' });
     await save('stacked', 'Signups by plan, stacked', { series: [{ event: 'signup' }], dateFrom: '-7d', interval: 'day', breakdown: { property: 'plan', limit: 10 } }, { chart: 'stacked' });
-    await save('weekly', 'Visits by week', { series: [{ event: 'visit' }], dateFrom: '-30d', interval: 'week' }, { chart: 'number' });
+    await save('weekly', 'Visits by week', { series: [{ event: 'visit' }], dateFrom: '-30d', interval: 'week', timezone: 'UTC' }, { chart: 'number' });
     ids.retention = (await call('POST', '/insights/saved', { name: 'Readers coming back', kind: 'retention', query: { startEvent: { event: 'visit' }, returnEvent: { event: 'visit' }, period: 'day', periods: 4 } })).id;
     ({ id: dashboardId } = await call('POST', '/dashboards', {
       name: 'Charts',
@@ -206,6 +210,11 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     const times = await page.$$eval('.live-list time.live-arrived', (t) => t.map((x: any) => x.getAttribute('datetime')));
     const ms = times.map((t) => Date.parse(t));
     expect(ms.every((t, i) => i === 0 || t <= ms[i - 1]!)).toBe(true);
+    // In the workspace's zone, which the header names.
+    expect(await page.$eval('.page-header .zone-note', (z: any) => z.dataset.timezone)).toBe(ZONE);
+    const first = await page.$eval('.live-list li:first-child time', (t: any) => ({ iso: t.getAttribute('datetime'), text: t.textContent }));
+    const wall = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(first.iso));
+    expect(first.text.slice(0, 19)).toBe(wall.replace(', ', ' '));
     await moves.shot('live-arrivals');
   });
 

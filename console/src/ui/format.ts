@@ -33,11 +33,19 @@ export function periodTick(label: string, interval: 'hour' | 'day' | 'week' | 'm
   return m[4] ? `${day} ${m[4]}:${m[5]}` : day;
 }
 
-/** `2024-05-01 12:00:00.123` in the viewer's time zone, for event times (ISO strings). */
-export function formatTime(iso: string): string {
+const zoned = new Map<string, Intl.DateTimeFormat>();
+
+/** `2024-05-01 12:00:00.123` in `timeZone` (the viewer's when not given), for event times (ISO strings). */
+export function formatTime(iso: string, timeZone?: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  if (timeZone) {
+    let f = zoned.get(timeZone);
+    if (!f) zoned.set(timeZone, (f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })));
+    const p = Object.fromEntries(f.formatToParts(d).map((x) => [x.type, x.value]));
+    return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}.${pad(d.getMilliseconds(), 3)}`;
+  }
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 

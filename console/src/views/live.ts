@@ -9,6 +9,7 @@ import { formatCount, formatTime } from '../ui/format';
 import { jsonView } from '../ui/json-view';
 import { keyValueText } from '../ui/key-values';
 import { notice } from '../ui/notice';
+import { zoneNote } from '../ui/zone-note';
 
 /** Events kept on the page; older ones leave the bottom of the list. */
 const MAX_ROWS = 500;
@@ -38,10 +39,11 @@ function backfillQuery(filters: StreamFilters): string {
   return params.toString();
 }
 
-/** The hover text of a row's arrival time: the event's own time when it differs. */
-function arrivalTitle(e: Event): string {
-  const own = formatTime(e.timestamp);
-  return own.slice(0, 19) === formatTime(e.parsedAt).slice(0, 19) ? `Arrived ${own}` : `Arrived ${formatTime(e.parsedAt)}; the event's own time: ${own}`;
+/** The hover text of a row's arrival time (in `zone`): the event's own time when it differs. */
+function arrivalTitle(e: Event, zone: string): string {
+  const own = formatTime(e.timestamp, zone);
+  const arrived = formatTime(e.parsedAt, zone);
+  return own.slice(0, 19) === arrived.slice(0, 19) ? `Arrived ${own}` : `Arrived ${arrived}; the event's own time: ${own}`;
 }
 
 export function showEvent(e: Event): void {
@@ -67,8 +69,10 @@ export function liveView(root: HTMLElement): () => void {
   const body = h('div', { class: 'live-body' }, empty, list);
   const banner = h('div', { class: 'banner-slot' });
 
+  // Times in the workspace's zone (as signed in), as the overview and dashboards count days.
+  const zone = session()!.identity.workspace.timezone || 'UTC';
   root.append(
-    h('div', { class: 'page-header' }, h('h1', {}, 'Live events'), status, counter),
+    h('div', { class: 'page-header' }, h('h1', {}, 'Live events'), status, counter, h('span', { class: 'spacer' }), zoneNote(zone)),
     h('div', { class: 'toolbar', role: 'search' }, typeSelect, eventInput, userInput, pauseButton, clearButton),
     banner,
     body,
@@ -112,7 +116,7 @@ export function liveView(root: HTMLElement): () => void {
         { type: 'button', class: 'live-row' },
         // Rows are in the order events were stored (a live view), so the time shown is the
         // arrival's; the event's own time, when it says another second, is in the title.
-        h('time', { datetime: e.parsedAt, class: 'live-arrived', title: arrivalTitle(e) }, formatTime(e.parsedAt)),
+        h('time', { datetime: e.parsedAt, class: 'live-arrived', title: arrivalTitle(e, zone) }, formatTime(e.parsedAt, zone)),
         h('span', { class: `type type-${e.type}` }, e.type),
         h('span', { class: 'live-event' }, eventLabel(e)),
         h('span', { class: 'live-user' }, e.userId || e.anonymousId || ''),

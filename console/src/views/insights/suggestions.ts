@@ -100,7 +100,8 @@ export function loadSuggestions(): Promise<Suggestions> {
       events: column(answer, 0, 'event').filter((e) => !hiddenEvents.has(e)),
       eventProperties: unique([...ENRICHED, ...column(answer, 1, 'key'), ...EVENT_COLUMNS]).filter((p) => !hidden.has(p)),
       personProperties: unique([...FIRST_TOUCH, ...persons, ...PERSON_COLUMNS]).filter((p) => !hiddenTraits.has(p)),
-      ...(whole ? { known: new Set(events.results.map((e) => e.name)) } : {}),
+      // With the names of recent events, which may be newer than the catalog's last record.
+      ...(whole ? { known: new Set([...events.results.map((e) => e.name), ...column(answer, 0, 'event')]) } : {}),
     };
   });
   cached = { workspaceId, at: Date.now(), value };
