@@ -6,7 +6,7 @@ import { cellText, formatCount } from '../../ui/format';
 import { notice } from '../../ui/notice';
 import { PALETTE, periodChart, type PeriodChartMode } from '../../ui/period-chart';
 import { sankeyDiagram } from '../../ui/sankey';
-import { eventOf, stepOf } from '../insights/paths';
+import { eventOf, stepHeading, stepOf } from '../insights/paths';
 import { notOver } from '../insights/retention';
 import { incompleteIndex, type Incomplete } from '../insights/types';
 import { LIFECYCLE_COLOURS } from '../insights/stickiness';
@@ -241,15 +241,15 @@ function retention(result: unknown): HTMLElement {
   );
 }
 
-/** Edges of a paths tile drawn at most, the largest: more make its labels overlap at a tile's height. */
-const TILE_PATH_EDGES = 12;
+/** Edges of a paths tile drawn at most, the largest: more make its nodes too thin to label at a tile's height. */
+const TILE_PATH_EDGES = 8;
 
 function paths(result: unknown): HTMLElement {
   const edges = resultsOf<Edge>(result);
   if (edges.length === 0) return notice('empty', 'No paths in this range');
   const largest = edges.toSorted((a, b) => b.value - a.value).slice(0, TILE_PATH_EDGES);
   const title = largest.length < edges.length ? `Paths: the ${largest.length} largest of ${edges.length} edges` : `Paths: ${edges.length} edges`;
-  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
+  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, columnLabel: stepHeading, format: formatCount, height: TILE_CHART_HEIGHT, compact: true });
 }
 
 function sql(result: unknown): HTMLElement {
