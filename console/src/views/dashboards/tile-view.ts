@@ -8,7 +8,8 @@ import { PALETTE, periodChart, type PeriodChartMode } from '../../ui/period-char
 import { sankeyDiagram } from '../../ui/sankey';
 import { eventOf, stepHeading, stepOf } from '../insights/paths';
 import { notOver } from '../insights/retention';
-import { incompleteIndex, type Incomplete } from '../insights/types';
+import { conversionChart, timeToConvertChart } from '../insights/funnel-views';
+import { incompleteIndex, type FunnelTimeResult, type FunnelTrendResult, type Incomplete, type Interval } from '../insights/types';
 import { LIFECYCLE_COLOURS } from '../insights/stickiness';
 
 /**
@@ -252,6 +253,13 @@ function paths(result: unknown): HTMLElement {
   return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, columnLabel: stepHeading, format: formatCount, height: TILE_CHART_HEIGHT, compact: true });
 }
 
+/** A funnel as its saved view draws it: its steps, its conversion over time or its time to convert. */
+function funnelTile(result: unknown, query: JsonObject): HTMLElement {
+  if (query.funnelVizType === 'trends') return conversionChart(resultsOf<FunnelTrendResult>(result)[0], query.interval as Interval | undefined, (result as Incomplete | undefined)?.incompleteFrom, TILE_PERIOD_HEIGHT);
+  if (query.funnelVizType === 'time_to_convert') return timeToConvertChart(resultsOf<FunnelTimeResult>(result)[0], TILE_PERIOD_HEIGHT - 24);
+  return funnels(result);
+}
+
 function sql(result: unknown): HTMLElement {
   const rows = resultsOf<Row>(result);
   if (rows.length === 0) return notice('empty', 'The statement returned no rows');
@@ -278,7 +286,7 @@ export function tileBody(answer: TileAnswer | undefined, insight: SavedInsight |
     case 'lifecycle':
       return lifecycle(answer.result);
     case 'funnels':
-      return funnels(answer.result);
+      return funnelTile(answer.result, query);
     case 'retention':
       return retention(answer.result);
     case 'paths':
