@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Page } from 'puppeteer-core';
-import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
-import { consoleMoves, signedInConsole, type PageFaults } from '../helpers/console-page';
+import { expect, test } from 'bun:test';
+import { describeInChromium } from '../helpers/chromium';
+import { consoleMoves } from '../helpers/console-page';
+import { consoleSuite, lightAndDark } from '../helpers/console-suite';
 import { seededRandom } from '../helpers/seeded-random';
-import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { DAY_MS, type LogEvent } from './insights-log';
 
 /**
@@ -40,81 +39,61 @@ function funnelLog(now = Date.now()): LogEvent[] {
 const STEPS = { steps: [{ event: '$pageview' }, { event: 'signup' }, { event: 'purchase' }], dateFrom: '-14d', timezone: 'UTC' };
 
 describeInChromium('the funnel views in Chromium', () => {
-  let svc: TestService;
-  let chromium: Chromium;
-  let page: Page;
-  let faults: PageFaults;
-
-  beforeAll(async () => {
-    svc = await startTestService();
-    await sendEvents(svc, funnelLog());
-    chromium = await launchChromium();
-    ({ page, faults } = await signedInConsole(chromium, svc.url, svc.privateKey));
-    await page.setViewport({ width: 1440, height: 900 });
-  });
-  afterAll(async () => {
-    await chromium?.close();
-    await svc?.stop();
-  });
+  const suite = consoleSuite(funnelLog);
 
   /** The query in the page's URL now. */
   const urlQuery = async () => {
-    const hash = await page.evaluate(() => location.hash);
+    const hash = await suite.page.evaluate(() => location.hash);
     return JSON.parse(new URLSearchParams(hash.slice(hash.indexOf('?') + 1)).get('q') ?? 'null') as Record<string, unknown>;
   };
   const apiAnswer = async (query: unknown) => {
-    const res = await svc.request('POST', '/insights/funnels', { key: svc.privateKey, body: query });
+    const res = await suite.svc.request('POST', '/insights/funnels', { key: suite.svc.privateKey, body: query });
     expect(res.status).toBe(200);
     return ((await res.json()) as { results: any[] }).results[0];
   };
   /** Waits until the query has rested and its answer is drawn. */
   const settled = async () => {
     await Bun.sleep(550);
-    await page.waitForFunction(() => !document.querySelector('.insight-result-body[aria-busy]') && !document.querySelector('.insight-status')?.textContent?.startsWith('Updating'), { timeout: 20_000 });
+    await suite.page.waitForFunction(() => !document.querySelector('.insight-result-body[aria-busy]') && !document.querySelector('.insight-status')?.textContent?.startsWith('Updating'), { timeout: 20_000 });
     await Bun.sleep(100);
   };
   const chooseView = async (view: string) => {
-    await page.click(`button[data-view="${view}"]`);
-    await page.waitForSelector(`button[data-view="${view}"][aria-pressed="true"]`);
+    await suite.page.click(`button[data-view="${view}"]`);
+    await suite.page.waitForSelector(`button[data-view="${view}"][aria-pressed="true"]`);
     await settled();
   };
   /** The legend's value (the first series) with the mouse over place `index` of `count` (bars: the middle of each). */
   const legendAt = async (index: number, count: number, bars: boolean) => {
-    const box = (await (await page.$('.insight-output .period-chart .u-over'))!.boundingBox())!;
+    const box = (await (await suite.page.$('.insight-output .period-chart .u-over'))!.boundingBox())!;
     const at = bars ? (index + 0.5) / count : index / (count - 1);
-    await page.mouse.move(box.x + Math.min(box.width - 2, Math.max(2, at * box.width)), box.y + box.height / 2);
+    await suite.page.mouse.move(box.x + Math.min(box.width - 2, Math.max(2, at * box.width)), box.y + box.height / 2);
     await Bun.sleep(80);
-    return page.$eval('.insight-output .period-chart .u-legend .u-series:nth-child(2) td.u-value', (td: any) => td.textContent.trim());
+    return suite.page.$eval('.insight-output .period-chart .u-legend .u-series:nth-child(2) td.u-value', (td: any) => td.textContent.trim());
   };
   const shots = async (name: string) => {
-    await page.evaluate(() => document.activeElement?.blur());
-    await page.mouse.move(0, 0);
-    await consoleMoves(page).shot(name);
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
-    await Bun.sleep(150);
-    await consoleMoves(page).shot(`${name}-dark`);
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await suite.page.mouse.move(0, 0);
+    await lightAndDark(suite.page, name);
   };
   const phoneShot = async (name: string, selector: string) => {
-    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
-    await (await page.waitForSelector(selector))!.evaluate((e: any) => e.scrollIntoView());
-    await consoleMoves(page).shot(name);
-    await page.setViewport({ width: 1440, height: 900 });
+    await suite.page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+    await (await suite.page.waitForSelector(selector))!.evaluate((e: any) => e.scrollIntoView());
+    await consoleMoves(suite.page).shot(name);
+    await suite.page.setViewport({ width: 1440, height: 900 });
     await Bun.sleep(300);
   };
 
   test('conversion over time: the periods the API answers, its rates on the chart', async () => {
-    await page.evaluate((q: string) => (location.hash = `#/insights/funnels?q=${encodeURIComponent(q)}`), JSON.stringify(STEPS));
-    await page.waitForSelector('.funnel');
+    await suite.page.evaluate((q: string) => (location.hash = `#/insights/funnels?q=${encodeURIComponent(q)}`), JSON.stringify(STEPS));
+    await suite.page.waitForSelector('.funnel');
     await settled();
     await chooseView('trends');
     const query = await urlQuery();
     expect(query).toMatchObject({ ...STEPS, funnelVizType: 'trends' });
     const answer = await apiAnswer(query);
     expect(answer.entered.filter((n: number) => n > 0).length).toBeGreaterThanOrEqual(13);
-    const rows = await page.$$eval('.funnel-trends-table tbody tr', (trs) => trs.map((tr: any) => [...tr.querySelectorAll('td')].map((td: any) => td.textContent)));
+    const rows = await suite.page.$$eval('.funnel-trends-table tbody tr', (trs) => trs.map((tr: any) => [...tr.querySelectorAll('td')].map((td: any) => td.textContent)));
     expect(rows.map((r) => [Number(r[1]), Number(r[2])])).toEqual(answer.labels.map((_: string, i: number) => [answer.entered[i], answer.completed[i]]));
-    expect(await page.$$eval('.funnel-trends-table tbody td:first-child', (tds) => tds.map((td: any) => td.title))).toEqual(answer.labels);
+    expect(await suite.page.$$eval('.funnel-trends-table tbody td:first-child', (tds) => tds.map((td: any) => td.title))).toEqual(answer.labels);
     const busy = answer.entered.findIndex((n: number) => n > 0);
     expect(await legendAt(busy, answer.labels.length, false)).toBe(`${(answer.conversionRate[busy] * 100).toFixed(1)}%`);
     await shots('insights-funnels-trends');
@@ -128,12 +107,12 @@ describeInChromium('the funnel views in Chromium', () => {
     expect('interval' in query).toBe(false);
     let answer = await apiAnswer(query);
     expect(answer.conversions).toBeGreaterThan(10);
-    expect(await page.$eval('.funnel-time-summary', (p: any) => p.textContent)).toStartWith(`${answer.conversions} converted · average `);
+    expect(await suite.page.$eval('.funnel-time-summary', (p: any) => p.textContent)).toStartWith(`${answer.conversions} converted · average `);
     for (const [i, bin] of answer.bins.entries()) expect({ i, count: await legendAt(i, answer.bins.length, true) }).toEqual({ i, count: String(bin.count) });
     // From the second step: bins of the time from sign-up to purchase, four of them.
-    await page.select('select[aria-label="From step"]', '1');
+    await suite.page.select('select[aria-label="From step"]', '1');
     await settled();
-    await page.type('.q-section input[placeholder="auto"]', '4');
+    await suite.page.type('.q-section input[placeholder="auto"]', '4');
     await settled();
     query = await urlQuery();
     expect(query).toMatchObject({ funnelFromStep: 1, binCount: 4 });
@@ -146,27 +125,27 @@ describeInChromium('the funnel views in Chromium', () => {
 
   test('a saved insight opens in its view; dashboard tiles draw both views; Steps is the funnel again', async () => {
     const saved = async (path: string, body: unknown) => {
-      const res = await svc.request('POST', path, { key: svc.privateKey, body });
+      const res = await suite.svc.request('POST', path, { key: suite.svc.privateKey, body });
       expect(res.status).toBe(201);
       return ((await res.json()) as { id: string }).id;
     };
     const timeId = await saved('/insights/saved', { name: 'Sign-up to purchase', kind: 'funnels', query: await urlQuery() });
     const trendId = await saved('/insights/saved', { name: 'Pricing to purchase, by day', kind: 'funnels', query: { ...STEPS, funnelVizType: 'trends' } });
-    await page.evaluate((id: string) => (location.hash = `#/insights/funnels?saved=${id}`), timeId);
-    await page.waitForSelector('button[data-view="time_to_convert"][aria-pressed="true"]');
-    await page.waitForSelector('.funnel-time-to-convert .period-chart');
+    await suite.page.evaluate((id: string) => (location.hash = `#/insights/funnels?saved=${id}`), timeId);
+    await suite.page.waitForSelector('button[data-view="time_to_convert"][aria-pressed="true"]');
+    await suite.page.waitForSelector('.funnel-time-to-convert .period-chart');
     const dashboard = await saved('/dashboards', { name: 'Conversion', tiles: [{ insightId: trendId, x: 0, y: 0, w: 6, h: 4 }, { insightId: timeId, x: 6, y: 0, w: 6, h: 4 }] });
-    await consoleMoves(page).go(`dashboards/${dashboard}`);
-    await page.waitForFunction(() => document.querySelectorAll('.tile .period-chart .u-over').length === 2, { timeout: 20_000 });
-    expect(await page.$$eval('.tile .period-chart', (charts) => charts.map((c: any) => c.getAttribute('data-mode')))).toEqual(['line', 'bar']);
+    await consoleMoves(suite.page).go(`dashboards/${dashboard}`);
+    await suite.page.waitForFunction(() => document.querySelectorAll('.tile .period-chart .u-over').length === 2, { timeout: 20_000 });
+    expect(await suite.page.$$eval('.tile .period-chart', (charts) => charts.map((c: any) => c.getAttribute('data-mode')))).toEqual(['line', 'bar']);
     await shots('dashboard-funnel-views');
-    await page.evaluate((q: string) => (location.hash = `#/insights/funnels?q=${encodeURIComponent(q)}`), JSON.stringify({ ...STEPS, funnelVizType: 'trends', interval: 'week' }));
-    await page.waitForSelector('button[data-view="trends"][aria-pressed="true"]');
+    await suite.page.evaluate((q: string) => (location.hash = `#/insights/funnels?q=${encodeURIComponent(q)}`), JSON.stringify({ ...STEPS, funnelVizType: 'trends', interval: 'week' }));
+    await suite.page.waitForSelector('button[data-view="trends"][aria-pressed="true"]');
     await settled();
     await chooseView('steps');
     const query = await urlQuery();
     expect(query).toEqual(STEPS);
-    await page.waitForSelector('.funnel .funnel-step');
-    expect(faults).toEqual({ blocked: [], errors: [] });
+    await suite.page.waitForSelector('.funnel .funnel-step');
+    expect(suite.faults).toEqual({ blocked: [], errors: [] });
   });
 });

@@ -83,7 +83,7 @@ export function conversionTable(result: FunnelTrendResult, interval: Interval | 
   return h(
     'table',
     { class: 'data-table funnel-trends-table' },
-    h('thead', {}, h('tr', {}, th('Period'), th(`Entered (${noun})`, true), th('Completed', true), th('Conversion', true))),
+    h('thead', {}, h('tr', {}, th('Period'), h('th', { scope: 'col', class: 'num', title: `${noun} who entered` }, 'Entered'), th('Completed', true), th('Conversion', true))),
     h(
       'tbody',
       {},
@@ -105,6 +105,8 @@ export function timeToConvertChart(result: FunnelTimeResult | undefined, height?
     mode: 'bar',
     title: `Time to convert: ${result.conversions} conversions`,
     xName: 'Time to convert',
+    // Under the axis a bin's start, which fits a phone; the legend shows its whole span.
+    tick: (label) => label.split('–')[0]!,
     height,
   });
   const summary = h(
