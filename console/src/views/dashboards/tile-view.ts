@@ -6,9 +6,10 @@ import { cellText, formatCount, formatDate, periodTick } from '../../ui/format';
 import { notice } from '../../ui/notice';
 import { PALETTE, periodChart, type PeriodChartMode } from '../../ui/period-chart';
 import { sankeyDiagram } from '../../ui/sankey';
-import { eventOf, stepOf } from '../insights/paths';
+import { eventOf, stepHeading, stepOf } from '../insights/paths';
 import { notOver } from '../insights/retention';
-import { incompleteIndex, type Incomplete, type Interval } from '../insights/types';
+import { conversionChart, timeToConvertChart } from '../insights/funnel-views';
+import { incompleteIndex, type FunnelTimeResult, type FunnelTrendResult, type Incomplete, type Interval } from '../insights/types';
 import { LIFECYCLE_COLOURS } from '../insights/stickiness';
 
 /**
@@ -240,15 +241,22 @@ function retention(result: unknown, query: JsonObject): HTMLElement {
   );
 }
 
-/** Edges of a paths tile drawn at most, the largest: more make its labels overlap at a tile's height. */
-const TILE_PATH_EDGES = 12;
+/** Edges of a paths tile drawn at most, the largest: more make its nodes too thin to label at a tile's height. */
+const TILE_PATH_EDGES = 8;
 
 function paths(result: unknown): HTMLElement {
   const edges = resultsOf<Edge>(result);
   if (edges.length === 0) return notice('empty', 'No paths in this range');
   const largest = edges.toSorted((a, b) => b.value - a.value).slice(0, TILE_PATH_EDGES);
   const title = largest.length < edges.length ? `Paths: the ${largest.length} largest of ${edges.length} edges` : `Paths: ${edges.length} edges`;
-  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
+  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, columnLabel: stepHeading, format: formatCount, height: TILE_CHART_HEIGHT, compact: true });
+}
+
+/** A funnel as its saved view draws it: its steps, its conversion over time or its time to convert. */
+function funnelTile(result: unknown, query: JsonObject): HTMLElement {
+  if (query.funnelVizType === 'trends') return conversionChart(resultsOf<FunnelTrendResult>(result)[0], query.interval as Interval | undefined, (result as Incomplete | undefined)?.incompleteFrom, TILE_PERIOD_HEIGHT);
+  if (query.funnelVizType === 'time_to_convert') return timeToConvertChart(resultsOf<FunnelTimeResult>(result)[0], TILE_PERIOD_HEIGHT - 24);
+  return funnels(result);
 }
 
 function sql(result: unknown): HTMLElement {
@@ -277,7 +285,7 @@ export function tileBody(answer: TileAnswer | undefined, insight: SavedInsight |
     case 'lifecycle':
       return lifecycle(answer.result, query);
     case 'funnels':
-      return funnels(answer.result);
+      return funnelTile(answer.result, query);
     case 'retention':
       return retention(answer.result, query);
     case 'paths':

@@ -153,6 +153,12 @@ export function cleanQuery(kind: Kind, query: AnyQuery): AnyQuery {
     if (kept.length > 0) any.exclusions = kept;
     else delete any.exclusions;
   }
+  if (kind === 'funnels' && Array.isArray(any.steps)) {
+    // Steps removed since the view's steps were chosen: back to the defaults (first and last).
+    const last = any.steps.length - 1;
+    if ((any.funnelToStep ?? last) > last) delete any.funnelToStep;
+    if ((any.funnelFromStep ?? 0) >= (any.funnelToStep ?? last)) delete any.funnelFromStep;
+  }
   for (const key of ['include', 'exclude'] as const) {
     if (!(key in q)) continue;
     const list = ((q as Record<string, unknown>)[key] as string[] | undefined)?.map((e) => e.trim()).filter(Boolean) ?? [];
