@@ -1,8 +1,9 @@
 import { h } from '../../dom';
+import { periodTick } from '../../ui/format';
 import { notice } from '../../ui/notice';
 import { PALETTE, periodChart } from '../../ui/period-chart';
 import { field, intervalField, numberInput, section, select, type FormContext } from './fields';
-import { formatDuration, formatNumber, formatPercent, periodTick } from './format';
+import { formatDuration, formatNumber, formatPercent } from './format';
 import { FUNNEL_VIEWS, incompleteIndex, type FunnelTimeResult, type FunnelTrendResult, type FunnelView, type FunnelsQuery, type Interval } from './types';
 
 /**
