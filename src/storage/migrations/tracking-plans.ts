@@ -1,0 +1,38 @@
+import type { Migration } from './runner';
+
+/**
+ * What a workspace's tracking plan found (docs/governance.md#tracking-plans): `violations` counts
+ * violating events per day (of arrival, UTC) and (event, property path, rule kind, expected,
+ * actual), summed at merges (read it with GROUP BY); `quarantine` holds the events a plan in
+ * quarantine mode kept apart, as their rows, until a replay stores them. A quarantined event is
+ * flushed to disk by the engine before its request is answered (`fsync_after_insert`): it is in
+ * no ingest log. On a cluster both tables are whole on every node, as the catalog.
+ */
+export const trackingPlanMigrations: Migration[] = [
+  {
+    version: 10,
+    name: 'tracking_plan_violations',
+    statements: ({ db, onCluster, cluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.violations ${onCluster} (
+        day Date,
+        event String,
+        path String,
+        kind LowCardinality(String),
+        expected String,
+        actual String,
+        count SimpleAggregateFunction(sum, UInt64),
+        firstSeen SimpleAggregateFunction(min, DateTime64(6, 'UTC')),
+        lastSeen SimpleAggregateFunction(max, DateTime64(6, 'UTC'))
+      ) ENGINE = ${engine('AggregatingMergeTree')} ORDER BY (day, event, path, kind, expected, actual)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.quarantine ${onCluster} (
+        uuid UUID,
+        quarantinedAt DateTime64(6, 'UTC'),
+        planVersion UInt64,
+        event String,
+        row String,
+        violations String
+      ) ENGINE = ${engine('ReplacingMergeTree')} ORDER BY (quarantinedAt, uuid)
+      SETTINGS fsync_after_insert = 1, ${cluster ? 'replicated_deduplication_window' : 'non_replicated_deduplication_window'} = 1000`,
+    ],
+  },
+];

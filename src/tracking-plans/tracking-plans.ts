@@ -1,0 +1,161 @@
+import type { AcceptedEvent } from '../events/event-rows';
+import type { Screening } from '../events/ingest-buffer';
+import { identifier, type Storage } from '../storage/storage';
+import { engineToIso, nowMicros, toEngineDateTime, toIsoString } from '../timestamps';
+import type { Workspace } from '../workspaces/model';
+import type { WorkspaceStore } from '../workspaces/workspace-store';
+import { importPlan, type NativePlan, type PlanFormat } from './plan-formats';
+import { PlanValidator, type Violation } from './plan-validator';
+import type { Quarantine } from './quarantine';
+import type { ViolationCounts } from './violation-counts';
+
+/** What becomes of an event that breaks the plan: stored all the same, dropped, or kept apart. */
+export type PlanMode = 'record' | 'drop' | 'quarantine';
+
+/** A workspace's plan as stored, in the native format. */
+export interface PlanRecord {
+  workspaceId: string;
+  version: number;
+  plan: NativePlan;
+  mode: PlanMode;
+  /** The format it was sent in. */
+  importedFrom: PlanFormat;
+  createdAt: string;
+}
+
+interface Enforced {
+  record: PlanRecord;
+  validator: PlanValidator;
+}
+
+export interface PlanOutcomes {
+  broken(database: string, outcome: 'recorded' | 'dropped' | 'quarantined', events: number): void;
+  violated(database: string, kind: string, violations: number): void;
+}
+
+/**
+ * Each workspace's tracking plan, compiled once per version and kept in memory for the ingest
+ * path: `screen` is called for every submission (every door's events pass there) and costs one
+ * map look-up when the workspace has no plan.
+ */
+export class TrackingPlans {
+  private byWorkspace = new Map<string, Enforced>();
+  private byDatabase = new Map<string, Enforced>();
+  private readonly table: string;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly metaDatabase: string,
+    private readonly store: WorkspaceStore,
+    private readonly quarantine: Quarantine,
+    private readonly counts: ViolationCounts,
+    private readonly outcomes: PlanOutcomes,
+  ) {
+    this.table = `${identifier(metaDatabase)}.tracking_plans`;
+    store.onDatabasesChanged(() => this.index());
+  }
+
+  /** Reads every workspace's newest plan (at start). */
+  async load(): Promise<void> {
+    const rows = await this.storage.query(
+      `SELECT workspaceId, version, plan, mode, importedFrom, createdAt, isDeleted FROM ${this.table}
+       WHERE (workspaceId, version) IN (SELECT workspaceId, max(version) FROM ${this.table} GROUP BY workspaceId)`,
+      {},
+      'write',
+    );
+    const byWorkspace = new Map<string, Enforced>();
+    for (const row of rows) {
+      if (Number(row.isDeleted) === 1) continue;
+      const record: PlanRecord = {
+        workspaceId: String(row.workspaceId),
+        version: Number(row.version),
+        plan: JSON.parse(String(row.plan)) as NativePlan,
+        mode: String(row.mode) as PlanMode,
+        importedFrom: String(row.importedFrom) as PlanFormat,
+        createdAt: engineToIso(String(row.createdAt)),
+      };
+      byWorkspace.set(record.workspaceId, { record, validator: new PlanValidator(record.plan) });
+    }
+    this.byWorkspace = byWorkspace;
+    this.index();
+  }
+
+  get(workspace: Workspace): PlanRecord | undefined {
+    return this.byWorkspace.get(workspace.workspaceId)?.record;
+  }
+
+  /** The plan enforced for `database`, if any. */
+  validatorFor(database: string): PlanValidator | undefined {
+    return this.byDatabase.get(database)?.validator;
+  }
+
+  /** Stores a new version of the workspace's plan (400, changing nothing, for a plan that is not one) and enforces it at once. */
+  async put(workspace: Workspace, format: PlanFormat, plan: unknown, mode: PlanMode): Promise<{ record: PlanRecord; ignored: string[] }> {
+    const imported = importPlan(format, plan);
+    const validator = new PlanValidator(imported.plan);
+    const [last] = await this.storage.query(`SELECT max(version) AS v FROM ${this.table} WHERE workspaceId = {workspaceId:String}`, { workspaceId: workspace.workspaceId }, 'write');
+    const now = nowMicros();
+    const record: PlanRecord = { workspaceId: workspace.workspaceId, version: Number(last?.v ?? 0) + 1, plan: imported.plan, mode, importedFrom: format, createdAt: toIsoString(now) };
+    await this.storage.insert(this.metaDatabase, 'tracking_plans', [
+      JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, importedFrom: format, createdAt: toEngineDateTime(now), isDeleted: 0 }),
+    ]);
+    this.byWorkspace.set(workspace.workspaceId, { record, validator });
+    this.index();
+    return { record, ignored: imported.ignored };
+  }
+
+  /** A deleted workspace's plans are marked deleted (a new workspace reusing the id starts without one). */
+  async removeWorkspace(workspace: Workspace): Promise<void> {
+    const enforced = this.byWorkspace.get(workspace.workspaceId);
+    this.byWorkspace.delete(workspace.workspaceId);
+    this.counts.forget(workspace.databaseName);
+    this.index();
+    if (!enforced) return;
+    await this.storage.command(
+      `INSERT INTO ${this.table} (workspaceId, version, plan, mode, importedFrom, createdAt, isDeleted) VALUES ({workspaceId:String}, {version:UInt64}, '{"events":{}}', 'record', 'native', now64(6), 1)`,
+      { workspaceId: workspace.workspaceId, version: enforced.record.version + 1 },
+    );
+  }
+
+  /**
+   * The ingest path's check of a submission bound for `database`: undefined when its workspace has
+   * no plan (or an empty one), else the events to store and what to do with the others.
+   */
+  screen(database: string, events: readonly AcceptedEvent[]): Screening | undefined {
+    const enforced = this.byDatabase.get(database);
+    if (!enforced) return undefined;
+    const { validator, record } = enforced;
+    let broken: Array<{ accepted: AcceptedEvent; violations: Violation[] }> | undefined;
+    for (const accepted of events) {
+      const violations = validator.check(accepted.event);
+      if (violations.length > 0) (broken ??= []).push({ accepted, violations });
+    }
+    if (!broken) return undefined;
+    const found = broken;
+    const out = new Set(found.map((b) => b.accepted));
+    const kept = record.mode === 'record' ? events : events.filter((e) => !out.has(e));
+    return {
+      kept,
+      hold: () => (record.mode === 'quarantine' ? this.quarantine.hold(database, found, record.version) : Promise.resolve()),
+      settle: () => {
+        const byKind = new Map<string, number>();
+        for (const { accepted, violations } of found) {
+          this.counts.add(database, violations, accepted.parsedAt);
+          for (const v of violations) byKind.set(v.kind, (byKind.get(v.kind) ?? 0) + 1);
+        }
+        for (const [kind, n] of byKind) this.outcomes.violated(database, kind, n);
+        this.outcomes.broken(database, record.mode === 'record' ? 'recorded' : record.mode === 'drop' ? 'dropped' : 'quarantined', found.length);
+      },
+    };
+  }
+
+  /** Workspaces with a plan that checks something, by their database. */
+  private index(): void {
+    const byDatabase = new Map<string, Enforced>();
+    for (const [workspaceId, enforced] of this.byWorkspace) {
+      const workspace = this.store.find(workspaceId);
+      if (workspace && !enforced.validator.empty) byDatabase.set(workspace.databaseName, enforced);
+    }
+    this.byDatabase = byDatabase;
+  }
+}

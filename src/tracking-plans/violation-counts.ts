@@ -1,0 +1,125 @@
+import type { Logger } from '../log';
+import { identifier, type Storage } from '../storage/storage';
+import { engineToIso, toEngineDateTime, type Micros } from '../timestamps';
+import type { Violation } from './plan-validator';
+
+interface Tally {
+  day: string;
+  violation: Violation;
+  count: number;
+  firstSeen: Micros;
+  lastSeen: Micros;
+}
+
+/** A violation summed over a range, with its count per day. */
+export interface ViolationCount extends Violation {
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+  days: Array<{ day: string; count: number }>;
+}
+
+/** How often the counts of the ingest path are added to the engine: violations are readable in SQL this soon. */
+const FLUSH_MS = 1000;
+/** The most distinct violations one read answers (the commonest). */
+const MAX_RESULTS = 1000;
+
+/**
+ * Violations counted per day (of arrival, UTC) and (event, path, kind, expected, actual): summed in
+ * memory on the ingest path (a map update per violation) and added to the workspace's `violations`
+ * table once a second, as one insert per workspace, not one per request. A read flushes its
+ * workspace's first, so it sees every violation of the events answered before it. A crash loses
+ * at most the last second's counts (the events themselves are safe).
+ */
+export class ViolationCounts {
+  private pending = new Map<string, Map<string, Tally>>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private flushing = Promise.resolve();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
+    this.timer.unref?.();
+  }
+
+  add(database: string, violations: readonly Violation[], at: Micros): void {
+    let tallies = this.pending.get(database);
+    if (!tallies) this.pending.set(database, (tallies = new Map()));
+    const day = toEngineDateTime(at).slice(0, 10);
+    for (const v of violations) {
+      const key = `${day}\u0000${v.event}\u0000${v.path}\u0000${v.kind}\u0000${v.expected}\u0000${v.actual}`;
+      const tally = tallies.get(key);
+      if (tally) {
+        tally.count++;
+        if (at > tally.lastSeen) tally.lastSeen = at;
+        if (at < tally.firstSeen) tally.firstSeen = at;
+      } else tallies.set(key, { day, violation: v, count: 1, firstSeen: at, lastSeen: at });
+    }
+  }
+
+  /** Adds what is counted to the engine (one database's, or all), after any flush under way. */
+  flush(database?: string): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write(database));
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Forgets a deleted workspace's counts not yet written. */
+  forget(database: string): void {
+    this.pending.delete(database);
+  }
+
+  private async write(database?: string): Promise<void> {
+    const targets = database === undefined ? [...this.pending.keys()] : this.pending.has(database) ? [database] : [];
+    for (const db of targets) {
+      const tallies = this.pending.get(db)!;
+      this.pending.delete(db);
+      const lines = [...tallies.values()].map((t) =>
+        JSON.stringify({ day: t.day, ...t.violation, count: t.count, firstSeen: toEngineDateTime(t.firstSeen), lastSeen: toEngineDateTime(t.lastSeen) }),
+      );
+      try {
+        await this.storage.insert(db, 'violations', lines);
+      } catch (err) {
+        // Counts are not events: a workspace gone, or storage away, loses them (logged), never an event.
+        this.log.warn('violation counts of a tracking plan could not be stored', { database: db, violations: lines.length, err });
+      }
+    }
+  }
+
+  /** The violations of `database` between two days (inclusive), of one event or all, commonest first. */
+  async list(database: string, from: string, to: string, event?: string): Promise<ViolationCount[]> {
+    await this.flush(database);
+    const db = identifier(database);
+    const rows = await this.storage.query(
+      `SELECT event, path, kind, expected, actual, sum(c) AS count, min(f) AS firstSeen, max(l) AS lastSeen, arraySort(groupArray((toString(day), c))) AS days
+       FROM (SELECT day, event, path, kind, expected, actual, sum(count) AS c, min(firstSeen) AS f, max(lastSeen) AS l FROM ${db}.violations
+             WHERE day >= {from:Date} AND day <= {to:Date} ${event === undefined ? '' : 'AND event = {event:String}'}
+             GROUP BY day, event, path, kind, expected, actual)
+       GROUP BY event, path, kind, expected, actual ORDER BY count DESC, event, path, kind, expected, actual LIMIT ${MAX_RESULTS}`,
+      { from, to, ...(event === undefined ? {} : { event }) },
+      'write',
+    );
+    return rows.map((r) => ({
+      event: String(r.event),
+      path: String(r.path),
+      kind: String(r.kind),
+      expected: String(r.expected),
+      actual: String(r.actual),
+      count: Number(r.count),
+      firstSeen: engineToIso(String(r.firstSeen)),
+      lastSeen: engineToIso(String(r.lastSeen)),
+      days: (r.days as Array<[string, unknown] | { [k: string]: unknown }>).map((d) => {
+        const [day, count] = Array.isArray(d) ? d : Object.values(d);
+        return { day: String(day), count: Number(count) };
+      }),
+    }));
+  }
+}

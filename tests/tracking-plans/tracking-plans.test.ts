@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Analytics } from '@segment/analytics-node';
+import RudderAnalytics from '@rudderstack/rudder-sdk-node';
+import { uniqueName } from '../helpers/engine-dir';
+import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+
+/**
+ * Tracking plans on the real service: Segment's and RudderStack's plan formats (written as their
+ * public documentation shows them) imported and exported as native; events from the real SDKs
+ * breaking each rule kind (missing required, wrong type, unknown property, enum, pattern) in each
+ * mode (record, drop, quarantine); the quarantine across a restart and replayed after a fix; bad
+ * plans refused with precise problems.
+ */
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.stop());
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await svc.request(method, path, { key: svc.privateKey, body });
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+};
+const putPlan = (format: string, plan: unknown, mode: string) => call('PUT', '/tracking-plan', { format, plan, mode });
+const eventsOf = async (userId: string) => ((await listEvents(svc, `userId=${userId}`)).body.results as any[]).map((e) => e.event ?? `$${e.type}`).sort();
+const violations = async (event?: string) => {
+  const res = await call('GET', `/violations${event ? `?event=${encodeURIComponent(event)}` : ''}`);
+  expect(res.status).toBe(200);
+  return (res.body.results as any[]).map(({ event, path, kind, expected, actual, count }) => ({ event, path, kind, expected, actual, count }));
+};
+
+/** Segment's Config API tracking plan (rules.events[] with a JSON Schema of the whole event, rules.identify), as its docs write one. */
+const SEGMENT_PLAN = {
+  display_name: 'Checkout',
+  rules: {
+    events: [
+      {
+        name: 'Order Completed',
+        version: 1,
+        rules: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: {
+            properties: {
+              type: 'object',
+              properties: {
+                order_id: { type: 'string', pattern: '^ord_[0-9]+$' },
+                revenue: { type: 'number' },
+                currency: { type: 'string', enum: ['USD', 'EUR'] },
+              },
+              required: ['order_id', 'revenue'],
+              additionalProperties: false,
+            },
+          },
+          required: ['properties'],
+        },
+      },
+    ],
+    identify: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { traits: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] } },
+    },
+  },
+};
+
+/** RudderStack's tracking plan (its Tracking Plan API's rules.events[], each with an eventType and a JSON Schema of the event). */
+const RUDDERSTACK_PLAN = {
+  name: 'Product Plan',
+  rules: {
+    events: [
+      {
+        name: 'Product Viewed',
+        description: 'A product page was viewed',
+        eventType: 'track',
+        rules: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: {
+            properties: {
+              type: 'object',
+              properties: { sku: { type: 'string', pattern: '^SKU-' }, price: { type: 'number' }, color: { type: 'string', enum: ['red', 'blue'] } },
+              required: ['sku'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      { name: '', eventType: 'page', rules: { type: 'object', properties: { properties: { type: 'object' } } } },
+    ],
+  },
+};
+
+const EVERY_KIND = [
+  { kind: 'required', path: 'properties.order_id', expected: 'present', actual: 'absent' },
+  { kind: 'type', path: 'properties.revenue', expected: 'number', actual: 'string' },
+  { kind: 'additionalProperties', path: 'properties.coupon', expected: 'no such property', actual: 'string' },
+  { kind: 'enum', path: 'properties.currency', expected: 'one of ["USD","EUR"]', actual: '"GBP"' },
+  { kind: 'pattern', path: 'properties.order_id', expected: 'matches ^ord_[0-9]+$', actual: '"x-1"' },
+];
+
+describe('tracking plans', () => {
+  test("Segment's plan, record mode: analytics-node's events breaking each rule kind are stored and every violation counted", async () => {
+    const put = await putPlan('segment', SEGMENT_PLAN, 'record');
+    expect(put.status).toBe(200);
+    expect(put.body.version).toBe(1);
+    const got = await call('GET', '/tracking-plan');
+    expect(got.body).toEqual({
+      format: 'native',
+      mode: 'record',
+      version: 1,
+      importedFrom: 'segment',
+      createdAt: expect.any(String),
+      plan: { events: { 'Order Completed': SEGMENT_PLAN.rules.events[0]!.rules.properties.properties }, identify: SEGMENT_PLAN.rules.identify.properties.traits },
+    });
+
+    const userId = uniqueName('seg');
+    const analytics = new Analytics({ writeKey: svc.publicKey, host: svc.url, flushAt: 50, flushInterval: 60_000, maxRetries: 1 });
+    analytics.track({ userId, event: 'Order Completed', properties: { revenue: 10 } }); // required
+    analytics.track({ userId, event: 'Order Completed', properties: { order_id: 'ord_1', revenue: '10' } }); // type
+    analytics.track({ userId, event: 'Order Completed', properties: { order_id: 'ord_2', revenue: 1, coupon: 'X' } }); // unknown property
+    analytics.track({ userId, event: 'Order Completed', properties: { order_id: 'ord_3', revenue: 1, currency: 'GBP' } }); // enum
+    analytics.track({ userId, event: 'Order Completed', properties: { order_id: 'x-1', revenue: 1 } }); // pattern
+    analytics.track({ userId, event: 'Order Completed', properties: { order_id: 'ord_4', revenue: 2, currency: 'EUR' } }); // keeps the plan
+    analytics.track({ userId, event: 'Unplanned', properties: { anything: 1 } }); // not in the plan
+    analytics.identify({ userId, traits: { name: 'Ada' } }); // identify without its required email
+    await analytics.closeAndFlush({ timeout: 30_000 });
+
+    expect(await eventsOf(userId)).toEqual(['$identify', ...Array(6).fill('Order Completed'), 'Unplanned']);
+    const found = await violations();
+    expect(found).toEqual(
+      expect.arrayContaining([...EVERY_KIND.map((v) => ({ event: 'Order Completed', ...v, count: 1 })), { event: '$identify', path: 'traits.email', kind: 'required', expected: 'present', actual: 'absent', count: 1 }]),
+    );
+    expect(found).toHaveLength(6);
+    expect(await violations('$identify')).toHaveLength(1);
+    const metrics = await (await svc.request('GET', '/metrics', { key: svc.privateKey })).text();
+    expect(metrics).toMatch(/analytics_tracking_plan_events_total\{workspace="[^"]+",outcome="recorded"\} 6/);
+    expect(metrics).toMatch(/analytics_tracking_plan_violations_total\{workspace="[^"]+",kind="required"\} 2/);
+  });
+
+  test("RudderStack's plan, drop mode: rudder-sdk-node's violating events are answered as usual, counted, and not stored", async () => {
+    const put = await putPlan('rudderstack', RUDDERSTACK_PLAN, 'drop');
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ version: 2, mode: 'drop', importedFrom: 'rudderstack', ignored: ['/rules/events/1 (page)'] });
+    expect(Object.keys(put.body.plan.events)).toEqual(['Product Viewed']);
+
+    const userId = uniqueName('rudder');
+    const errors: unknown[] = [];
+    const client = new RudderAnalytics(svc.publicKey, { dataPlaneUrl: svc.url, flushAt: 100, flushInterval: 60_000, logLevel: 'error', errorHandler: (err: unknown) => errors.push(err) } as never);
+    client.track({ userId, event: 'Product Viewed', properties: { price: 3 } }); // required
+    client.track({ userId, event: 'Product Viewed', properties: { sku: 'SKU-1', price: '3' } }); // type
+    client.track({ userId, event: 'Product Viewed', properties: { sku: 'SKU-2', size: 'M' } }); // unknown property
+    client.track({ userId, event: 'Product Viewed', properties: { sku: 'SKU-3', color: 'green' } }); // enum
+    client.track({ userId, event: 'Product Viewed', properties: { sku: 'sku-4' } }); // pattern
+    client.track({ userId, event: 'Product Viewed', properties: { sku: 'SKU-5', color: 'red' } }); // keeps the plan
+    await client.flush();
+    expect(errors).toEqual([]);
+    expect(await eventsOf(userId)).toEqual(['Product Viewed']);
+    const stored = (await listEvents(svc, `userId=${userId}`)).body.results[0];
+    expect(stored.properties).toEqual({ sku: 'SKU-5', color: 'red' });
+    expect((await violations('Product Viewed')).map(({ kind, path }) => `${kind} ${path}`).sort()).toEqual(
+      ['additionalProperties properties.size', 'enum properties.color', 'pattern properties.sku', 'required properties.sku', 'type properties.price'].sort(),
+    );
+  });
+
+  test('quarantine mode: violating events are kept apart, survive a restart, and a replay after the fix stores those that now pass', async () => {
+    const plan = { events: { Signup: { type: 'object', properties: { plan: { type: 'string', enum: ['free', 'pro'] }, seats: { type: 'integer' } }, required: ['plan'] } } };
+    expect((await putPlan('native', plan, 'quarantine')).status).toBe(200);
+    const userId = uniqueName('quarantine');
+    const sent = await sendEvents(svc, [
+      { type: 'track', userId, event: 'Signup', properties: { plan: 'team' } },
+      { type: 'track', userId, event: 'Signup', properties: { plan: 'pro', seats: 'many' } },
+      { type: 'track', userId, event: 'Signup', properties: { plan: 'free' } },
+    ]);
+    // The sender sees every event answered, as collection always answers.
+    expect(sent.results).toHaveLength(3);
+    expect(await eventsOf(userId)).toEqual(['Signup']);
+    const listed = await call('GET', '/quarantine');
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(2);
+    expect(listed.body.results.map((q: any) => q.event.properties).sort((a: any, b: any) => a.plan.localeCompare(b.plan))).toEqual([{ plan: 'pro', seats: 'many' }, { plan: 'team' }]);
+    expect(listed.body.results.find((q: any) => q.event.properties.plan === 'team').violations).toEqual([{ event: 'Signup', path: 'properties.plan', kind: 'enum', expected: 'one of ["free","pro"]', actual: '"team"' }]);
+
+    // A restart on the same data: nothing quarantined is lost, and the plan is still enforced.
+    const settings = svc.settings;
+    await svc.stop();
+    svc = await startTestService(settings);
+    expect((await call('GET', '/quarantine')).body.total).toBe(2);
+    expect((await call('GET', '/tracking-plan')).body.mode).toBe('quarantine');
+
+    // The plan is fixed for one of them (team is a plan now); seats stays an integer.
+    const fixed = { events: { Signup: { ...plan.events.Signup, properties: { ...plan.events.Signup.properties, plan: { type: 'string', enum: ['free', 'pro', 'team'] } } } } };
+    expect((await putPlan('native', fixed, 'quarantine')).body.version).toBe(4);
+    const replay = await call('POST', '/quarantine/replay');
+    expect(replay.body).toEqual({ replayed: 1, remaining: 1 });
+    expect(await eventsOf(userId)).toEqual(['Signup', 'Signup']);
+    const left = await call('GET', '/quarantine');
+    expect(left.body.results.map((q: any) => q.event.properties)).toEqual([{ plan: 'pro', seats: 'many' }]);
+  });
+
+  test('bad plans get 400 naming each problem, and change nothing', async () => {
+    const before = (await call('GET', '/tracking-plan')).body.version;
+    const cases: Array<[string, unknown, string, string[]]> = [
+      ['native', { events: [] }, 'record', ['/plan/events']],
+      ['native', { events: { A: 'x' }, extra: 1 }, 'record', ['/plan/extra', '/plan/events/A']],
+      ['native', { events: { 'a/b': { type: 'nonsense' } } }, 'record', ['/plan/events/a~1b']],
+      ['segment', { rules: { events: [{ rules: {} }] } }, 'record', ['/plan/rules/events/0']],
+      ['segment', {}, 'record', ['/plan/rules']],
+      ['rudderstack', { rules: { events: [{ name: 'A', rules: { properties: { properties: 3 } } }] } }, 'record', ['/plan/rules/events/0/rules/properties/properties']],
+    ];
+    for (const [format, plan, mode, pointers] of cases) {
+      const res = await putPlan(format, plan, mode);
+      expect(res.status).toBe(400);
+      expect(res.type).toContain('application/problem+json');
+      expect(res.body.errors.map((e: any) => e.pointer).sort()).toEqual(pointers.sort());
+    }
+    const badMode = await putPlan('native', { events: {} }, 'block');
+    expect(badMode.status).toBe(400);
+    expect(JSON.stringify(badMode.body)).toContain('must be record, drop or quarantine');
+    expect((await call('GET', '/tracking-plan')).body.version).toBe(before);
+  });
+});
