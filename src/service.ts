@@ -123,7 +123,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
-  const violationCounts = new ViolationCounts(storage, log);
+  const violationCounts = new ViolationCounts(storage, migrations.onCluster, log);
   const quarantine = new Quarantine(storage, migrations.onCluster);
   const plans = new TrackingPlans(storage, config.metaDatabase, store, quarantine, violationCounts, { broken: metrics.trackingPlanBroken, violated: metrics.trackingPlanViolated });
   await plans.load();
@@ -204,7 +204,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     eventsErased: async (database, keys) => {
       tileAnswers.changed(database);
-      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database)]);
+      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database), violationCounts.erased(database)]);
     },
     identities,
     refreshMs: config.workspaceRefreshMs,

@@ -33,7 +33,7 @@ export const Violation = t.Object({
   path: t.String({ description: 'The property path, under its object: `properties.price`, `traits.email`.' }),
   kind: t.String({ description: 'The rule broken (the JSON Schema keyword): `required`, `type`, `additionalProperties`, `enum`, `pattern`, ...' }),
   expected: t.String(),
-  actual: t.String(),
+  actual: t.String({ description: 'What came: a JSON type (`string`, `integer`, ...), or `absent`.' }),
 });
 
 export const ViolationsQuery = t.Object(
@@ -49,14 +49,15 @@ export const ViolationsAnswer = t.Object({
   results: t.Array(
     t.Composite([
       Violation,
-      t.Object({ count: t.Number(), firstSeen: t.String(), lastSeen: t.String(), days: t.Array(t.Object({ day: t.String(), count: t.Number() })) }),
+      t.Object({ count: t.Number(), examples: t.Array(t.String(), { description: 'Up to five of the values that came (their JSON), for rules on values; cleared by an erasure.' }), firstSeen: t.String(), lastSeen: t.String(), days: t.Array(t.Object({ day: t.String(), count: t.Number() })) }),
     ]),
   ),
 });
 
 export const QuarantineQuery = t.Object(PageParams, { additionalProperties: false });
+const EventViolation = t.Composite([Violation, t.Object({ example: t.Optional(t.String({ description: "The value that came (its JSON, cut at 100 characters), for rules on values." })) })]);
 export const QuarantinePage = t.Object({
-  results: t.Array(t.Object({ event: Event, violations: t.Array(Violation), planVersion: t.Number(), quarantinedAt: t.String() })),
+  results: t.Array(t.Object({ event: Event, violations: t.Array(EventViolation), planVersion: t.Number(), quarantinedAt: t.String() })),
   limit: t.Number(),
   offset: t.Number(),
   total: t.Number(),

@@ -3,13 +3,18 @@ import type { Event } from '../events/model';
 import { invalidInput, type ProblemError } from '../http/problem';
 import type { JsonSchema, NativePlan } from './plan-formats';
 
-/** One way an event breaks its plan: the property path (`properties.price`), the rule kind (the JSON Schema keyword), what the plan expects and what came. */
+/**
+ * One way an event breaks its plan: the property path (`properties.price`), the rule kind (the
+ * JSON Schema keyword), what the plan expects and what came (a type, `absent`: never a value, so
+ * that counts name no one), and for rules on values the value that came (its JSON, cut short).
+ */
 export interface Violation {
   event: string;
   path: string;
   kind: string;
   expected: string;
   actual: string;
+  example?: string;
 }
 
 /** Values quoted in a violation are cut to this many characters: a violation names what came, it does not keep it. */
@@ -44,11 +49,11 @@ function violationOf(event: string, section: string, checked: unknown, error: Er
     case 'type':
       return { event, path: dotted(section, error.instancePath), kind: 'type', expected: String(params.type), actual: jsonType(at) };
     case 'enum':
-      return { event, path: dotted(section, error.instancePath), kind: 'enum', expected: `one of ${quoted(params.allowedValues)}`, actual: quoted(at) };
+      return { event, path: dotted(section, error.instancePath), kind: 'enum', expected: `one of ${quoted(params.allowedValues)}`, actual: jsonType(at), example: quoted(at) };
     case 'pattern':
-      return { event, path: dotted(section, error.instancePath), kind: 'pattern', expected: `matches ${String(params.pattern)}`, actual: quoted(at) };
+      return { event, path: dotted(section, error.instancePath), kind: 'pattern', expected: `matches ${String(params.pattern)}`, actual: jsonType(at), example: quoted(at) };
     default:
-      return { event, path: dotted(section, error.instancePath), kind: error.keyword, expected: error.message ?? error.keyword, actual: quoted(at) };
+      return { event, path: dotted(section, error.instancePath), kind: error.keyword, expected: error.message ?? error.keyword, actual: jsonType(at), example: quoted(at) };
   }
 }
 

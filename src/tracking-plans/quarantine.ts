@@ -32,7 +32,7 @@ export class Quarantine {
 
   async hold(database: string, held: ReadonlyArray<{ accepted: AcceptedEvent; violations: Violation[] }>, planVersion: number): Promise<void> {
     const lines = held.map(({ accepted, violations }) =>
-      JSON.stringify({ uuid: accepted.event.uuid, quarantinedAt: toEngineDateTime(accepted.parsedAt), planVersion, event: accepted.event.event ?? `$${accepted.event.type}`, row: accepted.json, violations: JSON.stringify(violations) }),
+      JSON.stringify({ uuid: accepted.event.uuid, quarantinedAt: toEngineDateTime(accepted.parsedAt), planVersion, event: accepted.event.event ?? `$${accepted.event.type}`, userId: accepted.event.userId ?? '', anonymousId: accepted.event.anonymousId ?? '', row: accepted.json, violations: JSON.stringify(violations) }),
     );
     try {
       await this.storage.insert(database, 'quarantine', lines, `quarantine_${held[0]!.accepted.event.uuid}_${held.length}`);

@@ -1,3 +1,4 @@
+import { MAX_EXAMPLES } from '../catalog/observations';
 import type { Logger } from '../log';
 import { identifier, type Storage } from '../storage/storage';
 import { engineToIso, toEngineDateTime, type Micros } from '../timestamps';
@@ -5,14 +6,16 @@ import type { Violation } from './plan-validator';
 
 interface Tally {
   day: string;
-  violation: Violation;
+  violation: Omit<Violation, 'example'>;
+  examples: Set<string>;
   count: number;
   firstSeen: Micros;
   lastSeen: Micros;
 }
 
-/** A violation summed over a range, with its count per day. */
-export interface ViolationCount extends Violation {
+/** A violation summed over a range, with its count per day and a few of the values that came. */
+export interface ViolationCount extends Omit<Violation, 'example'> {
+  examples: string[];
   count: number;
   firstSeen: string;
   lastSeen: string;
@@ -38,6 +41,7 @@ export class ViolationCounts {
 
   constructor(
     private readonly storage: Storage,
+    private readonly onCluster: string,
     private readonly log: Logger,
   ) {}
 
@@ -50,14 +54,15 @@ export class ViolationCounts {
     let tallies = this.pending.get(database);
     if (!tallies) this.pending.set(database, (tallies = new Map()));
     const day = toEngineDateTime(at).slice(0, 10);
-    for (const v of violations) {
+    for (const { example, ...v } of violations) {
       const key = `${day}\u0000${v.event}\u0000${v.path}\u0000${v.kind}\u0000${v.expected}\u0000${v.actual}`;
-      const tally = tallies.get(key);
+      let tally = tallies.get(key);
       if (tally) {
         tally.count++;
         if (at > tally.lastSeen) tally.lastSeen = at;
         if (at < tally.firstSeen) tally.firstSeen = at;
-      } else tallies.set(key, { day, violation: v, count: 1, firstSeen: at, lastSeen: at });
+      } else tallies.set(key, (tally = { day, violation: v, examples: new Set(), count: 1, firstSeen: at, lastSeen: at }));
+      if (example !== undefined && tally.examples.size < MAX_EXAMPLES) tally.examples.add(example);
     }
   }
 
@@ -72,6 +77,12 @@ export class ViolationCounts {
     await this.flush();
   }
 
+  /** Clears every example value of the workspace's violations, once its erased events are gone (which value came from whose event is not kept). */
+  async erased(database: string): Promise<void> {
+    await this.flush(database);
+    await this.storage.command(`ALTER TABLE ${identifier(database)}.violations ${this.onCluster} UPDATE examples = [] WHERE notEmpty(examples) SETTINGS mutations_sync = 2`);
+  }
+
   /** Forgets a deleted workspace's counts not yet written. */
   forget(database: string): void {
     this.pending.delete(database);
@@ -83,7 +94,7 @@ export class ViolationCounts {
       const tallies = this.pending.get(db)!;
       this.pending.delete(db);
       const lines = [...tallies.values()].map((t) =>
-        JSON.stringify({ day: t.day, ...t.violation, count: t.count, firstSeen: toEngineDateTime(t.firstSeen), lastSeen: toEngineDateTime(t.lastSeen) }),
+        JSON.stringify({ day: t.day, ...t.violation, count: t.count, firstSeen: toEngineDateTime(t.firstSeen), lastSeen: toEngineDateTime(t.lastSeen), examples: [...t.examples] }),
       );
       try {
         await this.storage.insert(db, 'violations', lines);
@@ -99,8 +110,8 @@ export class ViolationCounts {
     await this.flush(database);
     const db = identifier(database);
     const rows = await this.storage.query(
-      `SELECT event, path, kind, expected, actual, sum(c) AS count, min(f) AS firstSeen, max(l) AS lastSeen, arraySort(groupArray((toString(day), c))) AS days
-       FROM (SELECT day, event, path, kind, expected, actual, sum(count) AS c, min(firstSeen) AS f, max(lastSeen) AS l FROM ${db}.violations
+      `SELECT event, path, kind, expected, actual, sum(c) AS count, min(f) AS firstSeen, max(l) AS lastSeen, arraySort(groupArray((toString(day), c))) AS days, groupUniqArrayArray(${MAX_EXAMPLES})(x) AS examples
+       FROM (SELECT day, event, path, kind, expected, actual, sum(count) AS c, min(firstSeen) AS f, max(lastSeen) AS l, groupUniqArrayArray(${MAX_EXAMPLES})(examples) AS x FROM ${db}.violations
              WHERE day >= {from:Date} AND day <= {to:Date} ${event === undefined ? '' : 'AND event = {event:String}'}
              GROUP BY day, event, path, kind, expected, actual)
        GROUP BY event, path, kind, expected, actual ORDER BY count DESC, event, path, kind, expected, actual LIMIT ${MAX_RESULTS}`,
@@ -116,6 +127,7 @@ export class ViolationCounts {
       count: Number(r.count),
       firstSeen: engineToIso(String(r.firstSeen)),
       lastSeen: engineToIso(String(r.lastSeen)),
+      examples: (r.examples as unknown[]).map(String).sort(),
       days: (r.days as Array<[string, unknown] | { [k: string]: unknown }>).map((d) => {
         const [day, count] = Array.isArray(d) ? d : Object.values(d);
         return { day: String(day), count: Number(count) };

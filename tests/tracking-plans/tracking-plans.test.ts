@@ -3,6 +3,7 @@ import { Analytics } from '@segment/analytics-node';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { uniqueName } from '../helpers/engine-dir';
 import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { regulate, settledRegulation } from '../regulations/helpers';
 
 /**
  * Tracking plans on the real service: Segment's and RudderStack's plan formats (written as their
@@ -27,7 +28,7 @@ const eventsOf = async (userId: string) => ((await listEvents(svc, `userId=${use
 const violations = async (event?: string) => {
   const res = await call('GET', `/violations${event ? `?event=${encodeURIComponent(event)}` : ''}`);
   expect(res.status).toBe(200);
-  return (res.body.results as any[]).map(({ event, path, kind, expected, actual, count }) => ({ event, path, kind, expected, actual, count }));
+  return (res.body.results as any[]).map(({ event, path, kind, expected, actual, count, examples }) => ({ event, path, kind, expected, actual, count, examples }));
 };
 
 /** Segment's Config API tracking plan (rules.events[] with a JSON Schema of the whole event, rules.identify), as its docs write one. */
@@ -96,8 +97,8 @@ const EVERY_KIND = [
   { kind: 'required', path: 'properties.order_id', expected: 'present', actual: 'absent' },
   { kind: 'type', path: 'properties.revenue', expected: 'number', actual: 'string' },
   { kind: 'additionalProperties', path: 'properties.coupon', expected: 'no such property', actual: 'string' },
-  { kind: 'enum', path: 'properties.currency', expected: 'one of ["USD","EUR"]', actual: '"GBP"' },
-  { kind: 'pattern', path: 'properties.order_id', expected: 'matches ^ord_[0-9]+$', actual: '"x-1"' },
+  { kind: 'enum', path: 'properties.currency', expected: 'one of ["USD","EUR"]', actual: 'string' },
+  { kind: 'pattern', path: 'properties.order_id', expected: 'matches ^ord_[0-9]+$', actual: 'string' },
 ];
 
 describe('tracking plans', () => {
@@ -130,7 +131,10 @@ describe('tracking plans', () => {
     expect(await eventsOf(userId)).toEqual(['$identify', ...Array(6).fill('Order Completed'), 'Unplanned']);
     const found = await violations();
     expect(found).toEqual(
-      expect.arrayContaining([...EVERY_KIND.map((v) => ({ event: 'Order Completed', ...v, count: 1 })), { event: '$identify', path: 'traits.email', kind: 'required', expected: 'present', actual: 'absent', count: 1 }]),
+      expect.arrayContaining([
+        ...EVERY_KIND.map((v) => ({ event: 'Order Completed', ...v, count: 1, examples: v.kind === 'enum' ? ['"GBP"'] : v.kind === 'pattern' ? ['"x-1"'] : [] })),
+        { event: '$identify', path: 'traits.email', kind: 'required', expected: 'present', actual: 'absent', count: 1, examples: [] },
+      ]),
     );
     expect(found).toHaveLength(6);
     expect(await violations('$identify')).toHaveLength(1);
@@ -180,7 +184,7 @@ describe('tracking plans', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.total).toBe(2);
     expect(listed.body.results.map((q: any) => q.event.properties).sort((a: any, b: any) => a.plan.localeCompare(b.plan))).toEqual([{ plan: 'pro', seats: 'many' }, { plan: 'team' }]);
-    expect(listed.body.results.find((q: any) => q.event.properties.plan === 'team').violations).toEqual([{ event: 'Signup', path: 'properties.plan', kind: 'enum', expected: 'one of ["free","pro"]', actual: '"team"' }]);
+    expect(listed.body.results.find((q: any) => q.event.properties.plan === 'team').violations).toEqual([{ event: 'Signup', path: 'properties.plan', kind: 'enum', expected: 'one of ["free","pro"]', actual: 'string', example: '"team"' }]);
 
     // A restart on the same data: nothing quarantined is lost, and the plan is still enforced.
     const settings = svc.settings;
@@ -197,6 +201,22 @@ describe('tracking plans', () => {
     expect(await eventsOf(userId)).toEqual(['Signup', 'Signup']);
     const left = await call('GET', '/quarantine');
     expect(left.body.results.map((q: any) => q.event.properties)).toEqual([{ plan: 'pro', seats: 'many' }]);
+  });
+
+  test("an erasure deletes the subject's quarantined events and clears the violations' example values", async () => {
+    expect((await putPlan('native', { events: { Paid: { type: 'object', properties: { email: { type: 'string', pattern: '@' } } } } }, 'quarantine')).status).toBe(200);
+    const erased = uniqueName('erased');
+    const kept = uniqueName('kept');
+    await sendEvents(svc, [
+      { type: 'track', userId: erased, event: 'Paid', properties: { email: 'ada-at-example.com' } },
+      { type: 'track', userId: kept, event: 'Paid', properties: { email: 'bob-at-example.com' } },
+    ]);
+    expect((await violations('Paid'))[0]!.examples).toEqual(['"ada-at-example.com"', '"bob-at-example.com"']);
+    const id = await regulate(svc, svc.privateKey, 'DELETE', 'userId', [erased]);
+    expect((await settledRegulation(svc, svc.privateKey, id)).status).toBe('finished');
+    const left = (await call('GET', '/quarantine?limit=1000')).body.results.filter((q: any) => q.event.event === 'Paid');
+    expect(left.map((q: any) => q.event.userId)).toEqual([kept]);
+    expect(await violations('Paid')).toEqual([{ event: 'Paid', path: 'properties.email', kind: 'pattern', expected: 'matches @', actual: 'string', count: 2, examples: [] }]);
   });
 
   test('bad plans get 400 naming each problem, and change nothing', async () => {
