@@ -123,7 +123,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
-  const violationCounts = new ViolationCounts(storage, migrations.onCluster, log);
+  const violationCounts = new ViolationCounts(storage, migrations.onCluster, log, { wanted: (database) => plans.announces(database), found: (database, kinds) => plans.announce(database, kinds) });
   const quarantine = new Quarantine(storage, migrations.onCluster);
   const plans = new TrackingPlans(storage, config.metaDatabase, store, quarantine, violationCounts, { broken: metrics.trackingPlanBroken, violated: metrics.trackingPlanViolated });
   await plans.load();
@@ -164,6 +164,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     },
     log,
   );
+  plans.announceThrough((database, events) => buffer.submit(database, events), clock);
   const webhooks = new WebhookSupervisor(
     storage,
     store,

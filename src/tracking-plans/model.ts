@@ -8,11 +8,17 @@ const Mode = t.Union([t.Literal('record'), t.Literal('drop'), t.Literal('quarant
   description: 'What becomes of an event that breaks the plan: `record` stores it and counts its violations, `drop` counts them and stores nothing, `quarantine` counts them and keeps it apart (GET /quarantine) until a replay.',
 });
 
+const Announce = t.Boolean({
+  error: 'must be true or false',
+  description: 'Whether a kind of violation (event, path, rule) the workspace never had is stored as a `$tracking_plan_violation` event, which its webhooks deliver (signed, retried). Off unless set.',
+});
+
 export const PlanBody = t.Object(
   {
     format: t.Union([t.Literal('native'), t.Literal('segment'), t.Literal('rudderstack')], { error: 'must be native, segment or rudderstack', description: 'The format of `plan`.' }),
     plan: t.Unknown({ description: "The plan: native (`{ events: { <name>: <JSON Schema of properties> }, identify?, group? }`), Segment's tracking plan JSON, or RudderStack's." }),
     mode: Mode,
+    announce: t.Optional(Announce),
   },
   { additionalProperties: false },
 );
@@ -22,6 +28,7 @@ export const PlanAnswer = t.Object({
   format: t.Literal('native'),
   plan: t.Object({ events: t.Record(t.String(), JsonSchemaObject), identify: t.Optional(JsonSchemaObject), group: t.Optional(JsonSchemaObject) }),
   mode: Mode,
+  announce: Announce,
   version: t.Number({ description: 'One past the previous plan of the workspace: every PUT makes a new version.' }),
   importedFrom: t.String({ description: 'The format the plan was sent in.' }),
   createdAt: t.String(),

@@ -1,4 +1,5 @@
-import type { AcceptedEvent } from '../events/event-rows';
+import { acceptEvent, type AcceptedEvent } from '../events/event-rows';
+import type { MonotonicClock } from '../monotonic-clock';
 import type { Screening } from '../events/ingest-buffer';
 import { identifier, type Storage } from '../storage/storage';
 import { engineToIso, nowMicros, toEngineDateTime, toIsoString } from '../timestamps';
@@ -8,6 +9,9 @@ import { importPlan, type NativePlan, type PlanFormat } from './plan-formats';
 import { PlanValidator, type Violation } from './plan-validator';
 import type { Quarantine } from './quarantine';
 import type { ViolationCounts } from './violation-counts';
+
+/** The event a new kind of violation is announced as. */
+export const VIOLATION_EVENT = '$tracking_plan_violation';
 
 /** What becomes of an event that breaks the plan: stored all the same, dropped, or kept apart. */
 export type PlanMode = 'record' | 'drop' | 'quarantine';
@@ -20,6 +24,8 @@ export interface PlanRecord {
   mode: PlanMode;
   /** The format it was sent in. */
   importedFrom: PlanFormat;
+  /** Whether a kind of violation never seen before is stored as a `$tracking_plan_violation` event (which webhooks deliver). */
+  announce: boolean;
   createdAt: string;
 }
 
@@ -42,6 +48,8 @@ export class TrackingPlans {
   private byWorkspace = new Map<string, Enforced>();
   private byDatabase = new Map<string, Enforced>();
   private readonly table: string;
+  private submit?: (database: string, events: AcceptedEvent[]) => Promise<unknown>;
+  private clock?: MonotonicClock;
 
   constructor(
     private readonly storage: Storage,
@@ -58,7 +66,7 @@ export class TrackingPlans {
   /** Reads every workspace's newest plan (at start). */
   async load(): Promise<void> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, version, plan, mode, importedFrom, createdAt, isDeleted FROM ${this.table}
+      `SELECT workspaceId, version, plan, mode, importedFrom, announce, createdAt, isDeleted FROM ${this.table}
        WHERE (workspaceId, version) IN (SELECT workspaceId, max(version) FROM ${this.table} GROUP BY workspaceId)`,
       {},
       'write',
@@ -72,6 +80,7 @@ export class TrackingPlans {
         plan: JSON.parse(String(row.plan)) as NativePlan,
         mode: String(row.mode) as PlanMode,
         importedFrom: String(row.importedFrom) as PlanFormat,
+        announce: row.announce === true || Number(row.announce) === 1,
         createdAt: engineToIso(String(row.createdAt)),
       };
       byWorkspace.set(record.workspaceId, { record, validator: new PlanValidator(record.plan) });
@@ -90,14 +99,14 @@ export class TrackingPlans {
   }
 
   /** Stores a new version of the workspace's plan (400, changing nothing, for a plan that is not one) and enforces it at once. */
-  async put(workspace: Workspace, format: PlanFormat, plan: unknown, mode: PlanMode): Promise<{ record: PlanRecord; ignored: string[] }> {
+  async put(workspace: Workspace, format: PlanFormat, plan: unknown, mode: PlanMode, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
     const imported = importPlan(format, plan);
     const validator = new PlanValidator(imported.plan);
     const [last] = await this.storage.query(`SELECT max(version) AS v FROM ${this.table} WHERE workspaceId = {workspaceId:String}`, { workspaceId: workspace.workspaceId }, 'write');
     const now = nowMicros();
-    const record: PlanRecord = { workspaceId: workspace.workspaceId, version: Number(last?.v ?? 0) + 1, plan: imported.plan, mode, importedFrom: format, createdAt: toIsoString(now) };
+    const record: PlanRecord = { workspaceId: workspace.workspaceId, version: Number(last?.v ?? 0) + 1, plan: imported.plan, mode, importedFrom: format, announce, createdAt: toIsoString(now) };
     await this.storage.insert(this.metaDatabase, 'tracking_plans', [
-      JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, importedFrom: format, createdAt: toEngineDateTime(now), isDeleted: 0 }),
+      JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, importedFrom: format, announce, createdAt: toEngineDateTime(now), isDeleted: 0 }),
     ]);
     this.byWorkspace.set(workspace.workspaceId, { record, validator });
     this.index();
@@ -112,7 +121,7 @@ export class TrackingPlans {
     this.index();
     if (!enforced) return;
     await this.storage.command(
-      `INSERT INTO ${this.table} (workspaceId, version, plan, mode, importedFrom, createdAt, isDeleted) VALUES ({workspaceId:String}, {version:UInt64}, '{"events":{}}', 'record', 'native', now64(6), 1)`,
+      `INSERT INTO ${this.table} (workspaceId, version, plan, mode, importedFrom, announce, createdAt, isDeleted) VALUES ({workspaceId:String}, {version:UInt64}, '{"events":{}}', 'record', 'native', false, now64(6), 1)`,
       { workspaceId: workspace.workspaceId, version: enforced.record.version + 1 },
     );
   }
@@ -147,6 +156,31 @@ export class TrackingPlans {
         this.outcomes.broken(database, record.mode === 'record' ? 'recorded' : record.mode === 'drop' ? 'dropped' : 'quarantined', found.length);
       },
     };
+  }
+
+  /** Where announcements of new kinds of violations are stored (the ingest path), once it exists. */
+  announceThrough(submit: (database: string, events: AcceptedEvent[]) => Promise<unknown>, clock: MonotonicClock): void {
+    this.submit = submit;
+    this.clock = clock;
+  }
+
+  /** Whether `database`'s plan announces new kinds of violations. */
+  announces(database: string): boolean {
+    return this.byDatabase.get(database)?.record.announce === true;
+  }
+
+  /**
+   * Stores a `$tracking_plan_violation` event per kind of violation `database` never had before:
+   * an event as any other, so the workspace's webhooks deliver it (signed, retried) and SQL reads it.
+   */
+  async announce(database: string, violations: readonly Violation[]): Promise<void> {
+    const version = this.byDatabase.get(database)?.record.version;
+    if (!this.submit || !this.clock || version === undefined) return;
+    const clock = this.clock;
+    const events = violations.map(({ event, path, kind, expected, actual }) =>
+      acceptEvent({ type: 'track', event: VIOLATION_EVENT, properties: { event, path, kind, expected, actual, planVersion: version } }, clock.next(), database),
+    );
+    await this.submit(database, events);
   }
 
   /** Workspaces with a plan that checks something, by their database. */

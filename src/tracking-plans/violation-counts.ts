@@ -22,6 +22,14 @@ export interface ViolationCount extends Omit<Violation, 'example'> {
   days: Array<{ day: string; count: number }>;
 }
 
+/** Who is told of violations of a kind (event, path, rule) a workspace never had before. */
+export interface NewKinds {
+  /** Whether `database` wants to be told (its plan announces them). */
+  wanted(database: string): boolean;
+  /** Told once per kind, as the counts that first hold it are stored. */
+  found(database: string, violations: readonly Violation[]): Promise<void>;
+}
+
 /** How often the counts of the ingest path are added to the engine: violations are readable in SQL this soon. */
 const FLUSH_MS = 1000;
 /** The most distinct violations one read answers (the commonest). */
@@ -43,6 +51,7 @@ export class ViolationCounts {
     private readonly storage: Storage,
     private readonly onCluster: string,
     private readonly log: Logger,
+    private readonly newKinds?: NewKinds,
   ) {}
 
   start(): void {
@@ -97,12 +106,27 @@ export class ViolationCounts {
         JSON.stringify({ day: t.day, ...t.violation, count: t.count, firstSeen: toEngineDateTime(t.firstSeen), lastSeen: toEngineDateTime(t.lastSeen), examples: [...t.examples] }),
       );
       try {
+        const fresh = this.newKinds?.wanted(db) ? await this.unseen(db, [...tallies.values()]) : [];
         await this.storage.insert(db, 'violations', lines);
+        if (fresh.length > 0) await this.newKinds!.found(db, fresh).catch((err) => this.log.warn('new kinds of violations could not be announced', { database: db, kinds: fresh.length, err }));
       } catch (err) {
         // Counts are not events: a workspace gone, or storage away, loses them (logged), never an event.
         this.log.warn('violation counts of a tracking plan could not be stored', { database: db, violations: lines.length, err });
       }
     }
+  }
+
+  /** One violation of each kind (event, path, rule) among `tallies` that `database`'s table has never counted. */
+  private async unseen(database: string, tallies: readonly Tally[]): Promise<Violation[]> {
+    const kindOf = (v: Omit<Violation, 'example'>) => `${v.event}\u0000${v.path}\u0000${v.kind}`;
+    const byKind = new Map(tallies.map((t) => [kindOf(t.violation), t.violation]));
+    const seen = await this.storage.query(
+      `SELECT DISTINCT event, path, kind FROM ${identifier(database)}.violations WHERE event IN {events:Array(String)}`,
+      { events: [...new Set(tallies.map((t) => t.violation.event))] },
+      'write',
+    );
+    for (const row of seen) byKind.delete(kindOf({ event: String(row.event), path: String(row.path), kind: String(row.kind), expected: '', actual: '' }));
+    return [...byKind.values()];
   }
 
   /** The violations of `database` between two days (inclusive), of one event or all, commonest first. */

@@ -4,6 +4,10 @@ import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { uniqueName } from '../helpers/engine-dir';
 import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { regulate, settledRegulation } from '../regulations/helpers';
+import { createHmac } from 'node:crypto';
+import { startWebhookReceiver } from '../fixtures/webhook-receiver';
+import { eventually } from '../helpers/eventually';
+import { createWebhook } from '../helpers/webhooks';
 
 /**
  * Tracking plans on the real service: Segment's and RudderStack's plan formats (written as their
@@ -110,6 +114,7 @@ describe('tracking plans', () => {
     expect(got.body).toEqual({
       format: 'native',
       mode: 'record',
+      announce: false,
       version: 1,
       importedFrom: 'segment',
       createdAt: expect.any(String),
@@ -217,6 +222,37 @@ describe('tracking plans', () => {
     const left = (await call('GET', '/quarantine?limit=1000')).body.results.filter((q: any) => q.event.event === 'Paid');
     expect(left.map((q: any) => q.event.userId)).toEqual([kept]);
     expect(await violations('Paid')).toEqual([{ event: 'Paid', path: 'properties.email', kind: 'pattern', expected: 'matches @', actual: 'string', count: 2, examples: [] }]);
+  });
+
+  test('with announce, each new kind of violation is stored once as a $tracking_plan_violation event, which a webhook receives signed', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const hook = await createWebhook(svc, { url: `${receiver.url}/hook`, eventNames: ['$tracking_plan_violation'] });
+      const put = await call('PUT', '/tracking-plan', { format: 'native', plan: { events: { Rated: { type: 'object', properties: { stars: { type: 'integer' } }, required: ['stars'] } } }, mode: 'record', announce: true });
+      expect(put.body).toMatchObject({ announce: true });
+      const userId = uniqueName('announce');
+      // Two kinds (a wrong type, a missing property), the first sent twice: two announcements.
+      await sendEvents(svc, [
+        { type: 'track', userId, event: 'Rated', properties: { stars: 'five' } },
+        { type: 'track', userId, event: 'Rated', properties: { stars: 'four' } },
+        { type: 'track', userId, event: 'Rated', properties: {} },
+      ]);
+      await violations('Rated');
+      await sendEvents(svc, [{ type: 'track', userId, event: 'Rated', properties: { stars: 'three' } }]);
+      await violations('Rated');
+      const announced = () => receiver.requests.flatMap((r) => r.json.data ?? [r.json]).filter((e: any) => e.event === '$tracking_plan_violation');
+      await eventually('both announcements are delivered', async () => announced().length >= 2);
+      expect(announced().map((e: any) => e.properties).sort((a: any, b: any) => a.kind.localeCompare(b.kind))).toEqual([
+        { event: 'Rated', path: 'properties.stars', kind: 'required', expected: 'present', actual: 'absent', planVersion: put.body.version },
+        { event: 'Rated', path: 'properties.stars', kind: 'type', expected: 'integer', actual: 'string', planVersion: put.body.version },
+      ]);
+      const sent = receiver.requests[0]!;
+      const key = Buffer.from(hook.secret.slice('whsec_'.length), 'base64');
+      expect(sent.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`${sent.headers['webhook-id']}.${sent.headers['webhook-timestamp']}.${sent.body}`).digest('base64')}`);
+      expect((await listEvents(svc, 'event=%24tracking_plan_violation')).body.total).toBe(2);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   test('bad plans get 400 naming each problem, and change nothing', async () => {

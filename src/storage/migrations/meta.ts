@@ -295,6 +295,7 @@ export const metaMigrations: Migration[] = [
         plan String,
         mode LowCardinality(String),
         importedFrom LowCardinality(String),
+        announce Bool,
         createdAt DateTime64(6, 'UTC'),
         isDeleted UInt8
       ) ENGINE = ${engine('MergeTree')} ORDER BY (workspaceId, version)`,
