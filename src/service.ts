@@ -126,7 +126,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   const violationCounts = new ViolationCounts(storage, migrations.onCluster, log, { wanted: (database) => plans.announces(database), found: (database, kinds) => plans.announce(database, kinds) });
   const quarantine = new Quarantine(storage, migrations.onCluster);
   const plans = new TrackingPlans(storage, config.metaDatabase, store, quarantine, violationCounts, { broken: metrics.trackingPlanBroken, violated: metrics.trackingPlanViolated });
-  await plans.load();
+  await plans.start(config.workspaceRefreshMs, log);
   violationCounts.start();
   store.onRemove((workspace) => plans.removeWorkspace(workspace));
   // Several processes may share a ClickHouse server: a read through another one must see the events.
@@ -276,6 +276,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     streams.close();
     await regulations.stop();
     await buffer.close();
+    plans.stop();
     await violationCounts.stop();
     await catalogRecorder.stop();
     await visits.stop();

@@ -1,4 +1,5 @@
 import { acceptEvent, type AcceptedEvent } from '../events/event-rows';
+import type { Logger } from '../log';
 import type { MonotonicClock } from '../monotonic-clock';
 import type { Screening } from '../events/ingest-buffer';
 import { identifier, type Storage } from '../storage/storage';
@@ -48,6 +49,9 @@ export class TrackingPlans {
   private byWorkspace = new Map<string, Enforced>();
   private byDatabase = new Map<string, Enforced>();
   private readonly table: string;
+  /** PUTs and removals made here: a refresh that read the table before one of them must not undo it. */
+  private changes = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
   private submit?: (database: string, events: AcceptedEvent[]) => Promise<unknown>;
   private clock?: MonotonicClock;
 
@@ -63,8 +67,25 @@ export class TrackingPlans {
     store.onDatabasesChanged(() => this.index());
   }
 
-  /** Reads every workspace's newest plan (at start). */
-  async load(): Promise<void> {
+  /**
+   * Reads every workspace's newest plan, then again every `refreshMs`, to enforce the plans other
+   * processes sharing the ClickHouse server set (a PUT here is enforced here at once).
+   */
+  async start(refreshMs: number, log: Logger): Promise<void> {
+    await this.load();
+    this.timer = setInterval(() => {
+      const seen = this.changes;
+      this.load(() => seen === this.changes).catch((err) => log.warn('tracking plan refresh failed', { err }));
+    }, refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Reads every workspace's newest plan, compiling only those not compiled yet; `current` says whether no PUT here came meanwhile. */
+  private async load(current = () => true): Promise<void> {
     const rows = await this.storage.query(
       `SELECT workspaceId, version, plan, mode, importedFrom, announce, createdAt, isDeleted FROM ${this.table}
        WHERE (workspaceId, version) IN (SELECT workspaceId, max(version) FROM ${this.table} GROUP BY workspaceId)`,
@@ -83,8 +104,10 @@ export class TrackingPlans {
         announce: row.announce === true || Number(row.announce) === 1,
         createdAt: engineToIso(String(row.createdAt)),
       };
-      byWorkspace.set(record.workspaceId, { record, validator: new PlanValidator(record.plan) });
+      const known = this.byWorkspace.get(record.workspaceId);
+      byWorkspace.set(record.workspaceId, known?.record.version === record.version ? known : { record, validator: new PlanValidator(record.plan) });
     }
+    if (!current()) return;
     this.byWorkspace = byWorkspace;
     this.index();
   }
@@ -108,6 +131,7 @@ export class TrackingPlans {
     await this.storage.insert(this.metaDatabase, 'tracking_plans', [
       JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, importedFrom: format, announce, createdAt: toEngineDateTime(now), isDeleted: 0 }),
     ]);
+    this.changes++;
     this.byWorkspace.set(workspace.workspaceId, { record, validator });
     this.index();
     return { record, ignored: imported.ignored };
@@ -116,6 +140,7 @@ export class TrackingPlans {
   /** A deleted workspace's plans are marked deleted (a new workspace reusing the id starts without one). */
   async removeWorkspace(workspace: Workspace): Promise<void> {
     const enforced = this.byWorkspace.get(workspace.workspaceId);
+    this.changes++;
     this.byWorkspace.delete(workspace.workspaceId);
     this.counts.forget(workspace.databaseName);
     this.index();

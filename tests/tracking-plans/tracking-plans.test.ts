@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Analytics } from '@segment/analytics-node';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
+import { describeInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
 import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { regulate, settledRegulation } from '../regulations/helpers';
@@ -275,5 +276,27 @@ describe('tracking plans', () => {
     expect(badMode.status).toBe(400);
     expect(JSON.stringify(badMode.body)).toContain('must be record, drop or quarantine');
     expect((await call('GET', '/tracking-plan')).body.version).toBe(before);
+  });
+});
+
+describeInProcess('several processes on one ClickHouse', () => {
+  test('a plan set through one process is enforced by another after its refresh', async () => {
+    const first = await startTestService({ INGEST_ACK: 'loaded' });
+    const second = await startTestService({ ...first.settings, WORKSPACE_REFRESH_MS: '100' });
+    try {
+      const put = await first.request('PUT', '/tracking-plan', { key: first.privateKey, body: { format: 'native', plan: { events: { Shared: { type: 'object', required: ['x'] } } }, mode: 'drop' } });
+      expect(put.status).toBe(200);
+      await eventually('the second process counts a violation of the plan', async () => {
+        await sendEvents(second, [{ type: 'track', userId: uniqueName('early'), event: 'Shared', properties: {} }]);
+        const res = await second.request('GET', '/violations?event=Shared', { key: second.privateKey });
+        return ((await res.json()) as any).results.length > 0;
+      });
+      const userId = uniqueName('late');
+      await sendEvents(second, [{ type: 'track', userId, event: 'Shared', properties: {} }]);
+      expect((await listEvents(first, `userId=${userId}`)).body.total).toBe(0);
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
   });
 });
