@@ -160,7 +160,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),
       onSuppressed: metrics.eventsSuppressed,
-      screen: (database, events) => plans.screen(database, events),
+      screen: (database, events, door) => plans.screen(database, events, door),
     },
     log,
   );

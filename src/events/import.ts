@@ -190,7 +190,7 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
 async function submitBatch(buffer: IngestBuffer, database: string, batch: AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
   for (;;) {
     try {
-      return await buffer.submit(database, batch);
+      return await buffer.submit(database, batch, 'import');
     } catch (err) {
       if (!(err instanceof IngestOverloadedError)) throw err;
       await new Promise((wake) => setTimeout(wake, OVERLOAD_WAIT_MS));

@@ -79,8 +79,12 @@ export interface IngestBufferOptions {
   /** Told how many events of a submission were suppressed (for metrics). Must not throw. */
   onSuppressed?: (database: string, events: number) => void;
   /** Checks a submission's events (those not suppressed) against the database's tracking plan: undefined when none applies or all pass. Must be quick. */
-  screen?: (database: string, events: readonly AcceptedEvent[]) => Screening | undefined;
+  screen?: (database: string, events: readonly AcceptedEvent[], door: Door | undefined) => Screening | undefined;
 }
+
+/** The door events came through: a tracking plan may treat each its own way. */
+export const DOORS = ['events', 'segment', 'plausible', 'import'] as const;
+export type Door = (typeof DOORS)[number];
 
 /** What a workspace's tracking plan makes of a submission's events (src/tracking-plans/). */
 export interface Screening {
@@ -239,9 +243,9 @@ export class IngestBuffer {
   /**
    * Logs `events` for `database.events`, but those of suppressed subjects and repeats of a
    * stored messageId; resolves once they are on disk, with how many were stored and how many
-   * suppressed (the rest were repeats).
+   * suppressed (the rest were repeats). `door` is where they came in (none: the service's own events).
    */
-  async submit(database: string, events: readonly AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
+  async submit(database: string, events: readonly AcceptedEvent[], door?: Door): Promise<{ stored: number; suppressed: number }> {
     this.admit();
     if (events.length > this.options.memoryEvents) {
       throw new IngestOverloadedError(`${events.length} events in one request is more than the ingest queue holds (${this.options.memoryEvents}, INGEST_QUEUE_MAX_EVENTS)`);
@@ -249,7 +253,7 @@ export class IngestBuffer {
     // Everything up to the first await runs at once, so submissions are numbered in call order.
     const unsuppressed = this.withoutSuppressed(database, events);
     const suppressed = events.length - unsuppressed.length;
-    const screening = unsuppressed.length > 0 ? this.options.screen?.(database, unsuppressed) : undefined;
+    const screening = unsuppressed.length > 0 ? this.options.screen?.(database, unsuppressed, door) : undefined;
     const kept = screening ? screening.kept : unsuppressed;
     if (kept.length === 0) {
       if (screening) {

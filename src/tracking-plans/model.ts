@@ -1,11 +1,17 @@
 import { t } from 'elysia';
 import { Event } from '../events/model';
+import { DOORS, type Door } from '../events/ingest-buffer';
 import { PageParams } from '../http/pagination';
 
 const Day = t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', error: 'must be a day as YYYY-MM-DD' });
 const Mode = t.Union([t.Literal('record'), t.Literal('drop'), t.Literal('quarantine')], {
   error: 'must be record, drop or quarantine',
   description: 'What becomes of an event that breaks the plan: `record` stores it and counts its violations, `drop` counts them and stores nothing, `quarantine` counts them and keeps it apart (GET /quarantine) until a replay.',
+});
+
+const Sources = t.Partial(t.Object(Object.fromEntries(DOORS.map((door) => [door, Mode])) as Record<Door, typeof Mode>, { additionalProperties: false }), {
+  error: `must map doors (${DOORS.join(', ')}) to modes`,
+  description: 'A mode per door, for the doors that are not to take `mode`: `events` (POST /events), `segment` (/v1/*: Segment’s and RudderStack’s SDKs, and the served tracker), `plausible` (/api/event), `import` (POST /events/import).',
 });
 
 const Announce = t.Boolean({
@@ -18,6 +24,7 @@ export const PlanBody = t.Object(
     format: t.Union([t.Literal('native'), t.Literal('segment'), t.Literal('rudderstack')], { error: 'must be native, segment or rudderstack', description: 'The format of `plan`.' }),
     plan: t.Unknown({ description: "The plan: native (`{ events: { <name>: <JSON Schema of properties> }, identify?, group? }`), Segment's tracking plan JSON, or RudderStack's." }),
     mode: Mode,
+    sources: t.Optional(Sources),
     announce: t.Optional(Announce),
   },
   { additionalProperties: false },
@@ -28,6 +35,7 @@ export const PlanAnswer = t.Object({
   format: t.Literal('native'),
   plan: t.Object({ events: t.Record(t.String(), JsonSchemaObject), identify: t.Optional(JsonSchemaObject), group: t.Optional(JsonSchemaObject) }),
   mode: Mode,
+  sources: Sources,
   announce: Announce,
   version: t.Number({ description: 'One past the previous plan of the workspace: every PUT makes a new version.' }),
   importedFrom: t.String({ description: 'The format the plan was sent in.' }),

@@ -22,7 +22,7 @@ export interface TrackingPlanDeps {
   clock: MonotonicClock;
 }
 
-const answer = (record: PlanRecord) => ({ format: 'native' as const, plan: record.plan, mode: record.mode, announce: record.announce, version: record.version, importedFrom: record.importedFrom, createdAt: record.createdAt });
+const answer = (record: PlanRecord) => ({ format: 'native' as const, plan: record.plan, mode: record.mode, sources: record.sources, announce: record.announce, version: record.version, importedFrom: record.importedFrom, createdAt: record.createdAt });
 
 /** `/tracking-plan`, `/violations`, `/quarantine`: a private key's governance of its own workspace (docs/api/tracking-plan.md). */
 export function trackingPlanRoutes(deps: TrackingPlanDeps) {
@@ -44,7 +44,7 @@ export function trackingPlanRoutes(deps: TrackingPlanDeps) {
     .put(
       '/tracking-plan',
       async ({ body, principal }) => {
-        const { record, ignored } = await deps.plans.put(principal.workspace, body.format, body.plan, body.mode, body.announce ?? false);
+        const { record, ignored } = await deps.plans.put(principal.workspace, body.format, body.plan, { mode: body.mode, sources: body.sources }, body.announce ?? false);
         return { ...answer(record), ignored };
       },
       {

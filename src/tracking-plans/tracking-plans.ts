@@ -1,7 +1,7 @@
 import { acceptEvent, type AcceptedEvent } from '../events/event-rows';
 import type { Logger } from '../log';
 import type { MonotonicClock } from '../monotonic-clock';
-import type { Screening } from '../events/ingest-buffer';
+import type { Door, Screening } from '../events/ingest-buffer';
 import { identifier, type Storage } from '../storage/storage';
 import { engineToIso, nowMicros, toEngineDateTime, toIsoString } from '../timestamps';
 import type { Workspace } from '../workspaces/model';
@@ -23,6 +23,8 @@ export interface PlanRecord {
   version: number;
   plan: NativePlan;
   mode: PlanMode;
+  /** Doors with a mode of their own (the others take `mode`). */
+  sources: Partial<Record<Door, PlanMode>>;
   /** The format it was sent in. */
   importedFrom: PlanFormat;
   /** Whether a kind of violation never seen before is stored as a `$tracking_plan_violation` event (which webhooks deliver). */
@@ -87,7 +89,7 @@ export class TrackingPlans {
   /** Reads every workspace's newest plan, compiling only those not compiled yet; `current` says whether no PUT here came meanwhile. */
   private async load(current = () => true): Promise<void> {
     const rows = await this.storage.query(
-      `SELECT workspaceId, version, plan, mode, importedFrom, announce, createdAt, isDeleted FROM ${this.table}
+      `SELECT workspaceId, version, plan, mode, sources, importedFrom, announce, createdAt, isDeleted FROM ${this.table}
        WHERE (workspaceId, version) IN (SELECT workspaceId, max(version) FROM ${this.table} GROUP BY workspaceId)`,
       {},
       'write',
@@ -100,6 +102,7 @@ export class TrackingPlans {
         version: Number(row.version),
         plan: JSON.parse(String(row.plan)) as NativePlan,
         mode: String(row.mode) as PlanMode,
+        sources: row.sources as Partial<Record<Door, PlanMode>>,
         importedFrom: String(row.importedFrom) as PlanFormat,
         announce: row.announce === true || Number(row.announce) === 1,
         createdAt: engineToIso(String(row.createdAt)),
@@ -122,14 +125,15 @@ export class TrackingPlans {
   }
 
   /** Stores a new version of the workspace's plan (400, changing nothing, for a plan that is not one) and enforces it at once. */
-  async put(workspace: Workspace, format: PlanFormat, plan: unknown, mode: PlanMode, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
+  async put(workspace: Workspace, format: PlanFormat, plan: unknown, modes: { mode: PlanMode; sources?: Partial<Record<Door, PlanMode>> }, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
+    const { mode, sources = {} } = modes;
     const imported = importPlan(format, plan);
     const validator = new PlanValidator(imported.plan);
     const [last] = await this.storage.query(`SELECT max(version) AS v FROM ${this.table} WHERE workspaceId = {workspaceId:String}`, { workspaceId: workspace.workspaceId }, 'write');
     const now = nowMicros();
-    const record: PlanRecord = { workspaceId: workspace.workspaceId, version: Number(last?.v ?? 0) + 1, plan: imported.plan, mode, importedFrom: format, announce, createdAt: toIsoString(now) };
+    const record: PlanRecord = { workspaceId: workspace.workspaceId, version: Number(last?.v ?? 0) + 1, plan: imported.plan, mode, sources, importedFrom: format, announce, createdAt: toIsoString(now) };
     await this.storage.insert(this.metaDatabase, 'tracking_plans', [
-      JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, importedFrom: format, announce, createdAt: toEngineDateTime(now), isDeleted: 0 }),
+      JSON.stringify({ workspaceId: record.workspaceId, version: record.version, plan: JSON.stringify(record.plan), mode, sources, importedFrom: format, announce, createdAt: toEngineDateTime(now), isDeleted: 0 }),
     ]);
     this.changes++;
     this.byWorkspace.set(workspace.workspaceId, { record, validator });
@@ -146,7 +150,7 @@ export class TrackingPlans {
     this.index();
     if (!enforced) return;
     await this.storage.command(
-      `INSERT INTO ${this.table} (workspaceId, version, plan, mode, importedFrom, announce, createdAt, isDeleted) VALUES ({workspaceId:String}, {version:UInt64}, '{"events":{}}', 'record', 'native', false, now64(6), 1)`,
+      `INSERT INTO ${this.table} (workspaceId, version, plan, mode, sources, importedFrom, announce, createdAt, isDeleted) VALUES ({workspaceId:String}, {version:UInt64}, '{"events":{}}', 'record', map(), 'native', false, now64(6), 1)`,
       { workspaceId: workspace.workspaceId, version: enforced.record.version + 1 },
     );
   }
@@ -155,7 +159,7 @@ export class TrackingPlans {
    * The ingest path's check of a submission bound for `database`: undefined when its workspace has
    * no plan (or an empty one), else the events to store and what to do with the others.
    */
-  screen(database: string, events: readonly AcceptedEvent[]): Screening | undefined {
+  screen(database: string, events: readonly AcceptedEvent[], door: Door | undefined): Screening | undefined {
     const enforced = this.byDatabase.get(database);
     if (!enforced) return undefined;
     const { validator, record } = enforced;
@@ -166,11 +170,12 @@ export class TrackingPlans {
     }
     if (!broken) return undefined;
     const found = broken;
+    const mode = (door && record.sources[door]) || record.mode;
     const out = new Set(found.map((b) => b.accepted));
-    const kept = record.mode === 'record' ? events : events.filter((e) => !out.has(e));
+    const kept = mode === 'record' ? events : events.filter((e) => !out.has(e));
     return {
       kept,
-      hold: () => (record.mode === 'quarantine' ? this.quarantine.hold(database, found, record.version) : Promise.resolve()),
+      hold: () => (mode === 'quarantine' ? this.quarantine.hold(database, found, record.version) : Promise.resolve()),
       settle: () => {
         const byKind = new Map<string, number>();
         for (const { accepted, violations } of found) {
@@ -178,7 +183,7 @@ export class TrackingPlans {
           for (const v of violations) byKind.set(v.kind, (byKind.get(v.kind) ?? 0) + 1);
         }
         for (const [kind, n] of byKind) this.outcomes.violated(database, kind, n);
-        this.outcomes.broken(database, record.mode === 'record' ? 'recorded' : record.mode === 'drop' ? 'dropped' : 'quarantined', found.length);
+        this.outcomes.broken(database, mode === 'record' ? 'recorded' : mode === 'drop' ? 'dropped' : 'quarantined', found.length);
       },
     };
   }

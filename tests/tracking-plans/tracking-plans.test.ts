@@ -3,7 +3,7 @@ import { Analytics } from '@segment/analytics-node';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { describeInProcess } from '../helpers/deno-service';
 import { uniqueName } from '../helpers/engine-dir';
-import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { createWorkspace, listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import { regulate, settledRegulation } from '../regulations/helpers';
 import { createHmac } from 'node:crypto';
 import { startWebhookReceiver } from '../fixtures/webhook-receiver';
@@ -115,6 +115,7 @@ describe('tracking plans', () => {
     expect(got.body).toEqual({
       format: 'native',
       mode: 'record',
+      sources: {},
       announce: false,
       version: 1,
       importedFrom: 'segment',
@@ -256,6 +257,30 @@ describe('tracking plans', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  test("a door's own mode: Plausible's events dropped while POST /events records", async () => {
+    const domain = `${uniqueName('plan-site').toLowerCase().replace(/_/g, '-')}.example`;
+    const ws = await createWorkspace(svc, { name: uniqueName('plan-doors'), siteDomains: [domain] });
+    const plan = { events: { Signup: { type: 'object', required: ['plan'] } } };
+    const put = await svc.request('PUT', '/tracking-plan', { key: ws.privateApiKey, body: { format: 'native', plan, mode: 'record', sources: { plausible: 'drop' } } });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as any).sources).toEqual({ plausible: 'drop' });
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const plausible = await fetch(`${svc.url}/api/event`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': chrome, 'x-forwarded-for': '8.8.8.8' },
+      body: JSON.stringify({ name: 'Signup', url: `https://${domain}/join`, domain, props: { source: 'ad' } }),
+    });
+    expect(plausible.status).toBe(202);
+    await sendEvents(svc, [{ type: 'track', userId: 'u1', event: 'Signup', properties: { source: 'ad' } }], ws.publicApiKey);
+    const stored = (await listEvents(svc, 'event=Signup', ws.privateApiKey)).body.results as any[];
+    expect(stored.map((e) => e.context?.library?.name ?? 'POST /events')).toEqual(['POST /events']);
+    const counted = ((await (await svc.request('GET', '/violations', { key: ws.privateApiKey })).json()) as any).results;
+    expect(counted.map((v: any) => [v.path, v.kind, v.count])).toEqual([['properties.plan', 'required', 2]]);
+    const badDoor = await svc.request('PUT', '/tracking-plan', { key: ws.privateApiKey, body: { format: 'native', plan, mode: 'record', sources: { tracker: 'drop' } } });
+    expect(badDoor.status).toBe(400);
+    expect(((await badDoor.json()) as any).errors).toEqual([{ pointer: '/sources/tracker', detail: 'is not a known field' }]);
   });
 
   test('bad plans get 400 naming each problem, and change nothing', async () => {

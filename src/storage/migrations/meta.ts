@@ -294,6 +294,7 @@ export const metaMigrations: Migration[] = [
         version UInt64,
         plan String,
         mode LowCardinality(String),
+        sources Map(String, String),
         importedFrom LowCardinality(String),
         announce Bool,
         createdAt DateTime64(6, 'UTC'),
