@@ -241,11 +241,11 @@ export class IngestBuffer {
   }
 
   /**
-   * Logs `events` for `database.events`, but those of suppressed subjects and repeats of a
-   * stored messageId; resolves once they are on disk, with how many were stored and how many
-   * suppressed (the rest were repeats). `door` is where they came in (none: the service's own events).
+   * Logs `events` for `database.events`, but those of suppressed subjects, those the tracking plan
+   * holds back (drops or quarantines) and repeats of a stored messageId; resolves once they are on
+   * disk, with how many were stored, suppressed and held back (the rest were repeats). `door` is where they came in (none: the service's own events).
    */
-  async submit(database: string, events: readonly AcceptedEvent[], door?: Door): Promise<{ stored: number; suppressed: number }> {
+  async submit(database: string, events: readonly AcceptedEvent[], door?: Door): Promise<{ stored: number; suppressed: number; heldBack: number }> {
     this.admit();
     if (events.length > this.options.memoryEvents) {
       throw new IngestOverloadedError(`${events.length} events in one request is more than the ingest queue holds (${this.options.memoryEvents}, INGEST_QUEUE_MAX_EVENTS)`);
@@ -255,12 +255,13 @@ export class IngestBuffer {
     const suppressed = events.length - unsuppressed.length;
     const screening = unsuppressed.length > 0 ? this.options.screen?.(database, unsuppressed, door) : undefined;
     const kept = screening ? screening.kept : unsuppressed;
+    const heldBack = unsuppressed.length - kept.length;
     if (kept.length === 0) {
       if (screening) {
         await screening.hold();
         screening.settle();
       }
-      return { stored: 0, suppressed };
+      return { stored: 0, suppressed, heldBack };
     }
     const submission = this.nextSubmission++;
     this.unsettled.set(submission, kept[0]!.parsedAt);
@@ -268,7 +269,7 @@ export class IngestBuffer {
     try {
       const stored = await this.logSubmission(submission, database, kept, screening);
       screening?.settle();
-      return { stored, suppressed };
+      return { stored, suppressed, heldBack };
     } finally {
       if (--this.submitting === 0) this.noneSubmitting?.resolve();
     }

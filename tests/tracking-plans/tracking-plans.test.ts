@@ -145,15 +145,31 @@ describe('tracking plans', () => {
     );
     expect(found).toHaveLength(6);
     expect(await violations('$identify')).toHaveLength(1);
+    const today = new Date().toISOString().slice(0, 10);
+    const identify = (await call('GET', `/violations?event=%24identify&dateFrom=${today}&dateTo=${today}`)).body.results[0];
+    expect(identify).toMatchObject({ count: 1, days: [{ day: today, count: 1 }], firstSeen: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expect((await call('GET', '/violations?dateTo=2000-01-01')).body.results).toEqual([]);
     const metrics = await (await svc.request('GET', '/metrics', { key: svc.privateKey })).text();
     expect(metrics).toMatch(/analytics_tracking_plan_events_total\{workspace="[^"]+",outcome="recorded"\} 6/);
     expect(metrics).toMatch(/analytics_tracking_plan_violations_total\{workspace="[^"]+",kind="required"\} 2/);
   });
 
+  test("Segment's Public API list of rules imports as the same native plan", async () => {
+    const rules = [
+      { type: 'TRACK', key: 'Order Completed', version: 1, jsonSchema: SEGMENT_PLAN.rules.events[0]!.rules },
+      { type: 'IDENTIFY', key: '', version: 1, jsonSchema: SEGMENT_PLAN.rules.identify },
+      { type: 'PAGE', key: 'Home', version: 1, jsonSchema: { type: 'object' } },
+    ];
+    const put = await putPlan('segment', { rules }, 'record');
+    expect(put.status).toBe(200);
+    expect(put.body.ignored).toEqual(['/rules/2 (PAGE)']);
+    expect(put.body.plan).toEqual({ events: { 'Order Completed': SEGMENT_PLAN.rules.events[0]!.rules.properties.properties }, identify: SEGMENT_PLAN.rules.identify.properties.traits });
+  });
+
   test("RudderStack's plan, drop mode: rudder-sdk-node's violating events are answered as usual, counted, and not stored", async () => {
     const put = await putPlan('rudderstack', RUDDERSTACK_PLAN, 'drop');
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ version: 2, mode: 'drop', importedFrom: 'rudderstack', ignored: ['/rules/events/1 (page)'] });
+    expect(put.body).toMatchObject({ version: 3, mode: 'drop', importedFrom: 'rudderstack', ignored: ['/rules/events/1 (page)'] });
     expect(Object.keys(put.body.plan.events)).toEqual(['Product Viewed']);
 
     const userId = uniqueName('rudder');
@@ -204,7 +220,7 @@ describe('tracking plans', () => {
 
     // The plan is fixed for one of them (team is a plan now); seats stays an integer.
     const fixed = { events: { Signup: { ...plan.events.Signup, properties: { ...plan.events.Signup.properties, plan: { type: 'string', enum: ['free', 'pro', 'team'] } } } } };
-    expect((await putPlan('native', fixed, 'quarantine')).body.version).toBe(4);
+    expect((await putPlan('native', fixed, 'quarantine')).body.version).toBe(5);
     const replay = await call('POST', '/quarantine/replay');
     expect(replay.body).toEqual({ replayed: 1, remaining: 1 });
     expect(await eventsOf(userId)).toEqual(['Signup', 'Signup']);
@@ -278,6 +294,13 @@ describe('tracking plans', () => {
     expect(stored.map((e) => e.context?.library?.name ?? 'POST /events')).toEqual(['POST /events']);
     const counted = ((await (await svc.request('GET', '/violations', { key: ws.privateApiKey })).json()) as any).results;
     expect(counted.map((v: any) => [v.path, v.kind, v.count])).toEqual([['properties.plan', 'required', 2]]);
+    // Imports take the import door's mode: quarantined, and counted apart from repeats.
+    const modes = await svc.request('PUT', '/tracking-plan', { key: ws.privateApiKey, body: { format: 'native', plan, mode: 'record', sources: { import: 'quarantine' } } });
+    expect(modes.status).toBe(200);
+    const ndjson = [{ type: 'track', userId: 'u2', event: 'Signup', properties: {} }, { type: 'track', userId: 'u2', event: 'Signup', properties: { plan: 'pro' } }].map((e) => JSON.stringify(e)).join('\n');
+    const imported = await svc.request('POST', '/events/import', { key: ws.privateApiKey, body: ndjson, headers: { 'content-type': 'application/x-ndjson' } });
+    expect(await imported.json()).toMatchObject({ stored: 1, heldBack: 1, duplicates: 0, errorCount: 0 });
+    expect(((await (await svc.request('GET', '/quarantine', { key: ws.privateApiKey })).json()) as any).total).toBe(1);
     const badDoor = await svc.request('PUT', '/tracking-plan', { key: ws.privateApiKey, body: { format: 'native', plan, mode: 'record', sources: { tracker: 'drop' } } });
     expect(badDoor.status).toBe(400);
     expect(((await badDoor.json()) as any).errors).toEqual([{ pointer: '/sources/tracker', detail: 'is not a known field' }]);
