@@ -53,6 +53,7 @@ export class TrackingPlans {
   private readonly table: string;
   /** PUTs and removals made here: a refresh that read the table before one of them must not undo it. */
   private changes = 0;
+  private putting: Promise<unknown> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
   private submit?: (database: string, events: AcceptedEvent[]) => Promise<unknown>;
   private clock?: MonotonicClock;
@@ -125,7 +126,14 @@ export class TrackingPlans {
   }
 
   /** Stores a new version of the workspace's plan (400, changing nothing, for a plan that is not one) and enforces it at once. */
-  async put(workspace: Workspace, format: PlanFormat, plan: unknown, modes: { mode: PlanMode; sources?: Partial<Record<Door, PlanMode>> }, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
+  put(workspace: Workspace, format: PlanFormat, plan: unknown, modes: { mode: PlanMode; sources?: Partial<Record<Door, PlanMode>> }, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
+    // One after another, so that two PUTs at once do not take the same version.
+    const putting = this.putting.then(() => this.write(workspace, format, plan, modes, announce));
+    this.putting = putting.catch(() => {});
+    return putting;
+  }
+
+  private async write(workspace: Workspace, format: PlanFormat, plan: unknown, modes: { mode: PlanMode; sources?: Partial<Record<Door, PlanMode>> }, announce: boolean): Promise<{ record: PlanRecord; ignored: string[] }> {
     const { mode, sources = {} } = modes;
     const imported = importPlan(format, plan);
     const validator = new PlanValidator(imported.plan);
