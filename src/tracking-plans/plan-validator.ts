@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Event } from '../events/model';
 import { invalidInput, type ProblemError } from '../http/problem';
 import type { JsonSchema, NativePlan } from './plan-formats';
+import { safeRegExp } from './safe-pattern';
 
 /**
  * One way an event breaks its plan: the property path (`properties.price`), the rule kind (the
@@ -73,7 +74,7 @@ export class PlanValidator {
   private readonly group?: ValidateFunction;
 
   constructor(plan: NativePlan) {
-    const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateSchema: true });
+    const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateSchema: true, code: { regExp: safeRegExp } });
     const errors: ProblemError[] = [];
     const compile = (schema: JsonSchema, pointer: string): ValidateFunction | undefined => {
       try {

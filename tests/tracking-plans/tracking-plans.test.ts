@@ -312,6 +312,8 @@ describe('tracking plans', () => {
       ['native', { events: [] }, 'record', ['/plan/events']],
       ['native', { events: { A: 'x' }, extra: 1 }, 'record', ['/plan/extra', '/plan/events/A']],
       ['native', { events: { 'a/b': { type: 'nonsense' } } }, 'record', ['/plan/events/a~1b']],
+      // A pattern that repeats a repetition takes exponential time on a crafted value: refused.
+      ['native', { events: { R: { properties: { id: { type: 'string', pattern: '^(a+)+$' } } } } }, 'record', ['/plan/events/R']],
       ['segment', { rules: { events: [{ rules: {} }] } }, 'record', ['/plan/rules/events/0']],
       ['segment', {}, 'record', ['/plan/rules']],
       ['rudderstack', { rules: { events: [{ name: 'A', rules: { properties: { properties: 3 } } }] } }, 'record', ['/plan/rules/events/0/rules/properties/properties']],
@@ -322,6 +324,8 @@ describe('tracking plans', () => {
       expect(res.type).toContain('application/problem+json');
       expect(res.body.errors.map((e: any) => e.pointer).sort()).toEqual(pointers.sort());
     }
+    const redos = await putPlan('native', { events: { R: { properties: { id: { type: 'string', pattern: '^(a+)+$' } } } } }, 'record');
+    expect(redos.body.errors[0].detail).toContain('repeats a repetition');
     const badMode = await putPlan('native', { events: {} }, 'block');
     expect(badMode.status).toBe(400);
     expect(JSON.stringify(badMode.body)).toContain('must be record, drop or quarantine');
