@@ -25,6 +25,8 @@ export const REPLAY_MAX_EVENTS = 10_000;
  * is stored once.
  */
 export class Quarantine {
+  private readonly replaying = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly storage: Storage,
     private readonly onCluster: string,
@@ -61,12 +63,20 @@ export class Quarantine {
   }
 
   /**
-   * Checks the oldest quarantined events again with `validator` (the plan now; none: every event
-   * passes), stores those that pass through `submit` (the ingest path, as newly accepted events,
+   * Checks the oldest quarantined events again with the plan as it is when the replay begins
+   * (`planNow`; none: every event passes), stores those that pass through `submit` (the ingest path, as newly accepted events,
    * their uuid and timestamp kept) and then takes them out; the rest stay. A crash between the two
    * leaves them in both places: a replay stores them again, once more unless they carry a messageId.
    */
-  async replay(database: string, validator: PlanValidator | undefined, clock: MonotonicClock, submit: (events: AcceptedEvent[]) => Promise<unknown>): Promise<{ replayed: number; remaining: number }> {
+  replay(database: string, planNow: () => PlanValidator | undefined, clock: MonotonicClock, submit: (events: AcceptedEvent[]) => Promise<unknown>): Promise<{ replayed: number; remaining: number }> {
+    // One replay of a workspace at a time in this process: two at once would store the same events twice.
+    const replay = (this.replaying.get(database) ?? Promise.resolve()).catch(() => {}).then(() => this.replayNow(database, planNow(), clock, submit));
+    this.replaying.set(database, replay);
+    void replay.finally(() => this.replaying.get(database) === replay && this.replaying.delete(database)).catch(() => {});
+    return replay;
+  }
+
+  private async replayNow(database: string, validator: PlanValidator | undefined, clock: MonotonicClock, submit: (events: AcceptedEvent[]) => Promise<unknown>): Promise<{ replayed: number; remaining: number }> {
     const db = identifier(database);
     const rows = await this.storage.query(`SELECT toString(uuid) AS uuid, row FROM ${db}.quarantine FINAL ORDER BY quarantinedAt, uuid LIMIT ${REPLAY_MAX_EVENTS}`, {}, 'write');
     const passing: AcceptedEvent[] = [];

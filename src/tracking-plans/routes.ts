@@ -84,7 +84,7 @@ export function trackingPlanRoutes(deps: TrackingPlanDeps) {
       '/quarantine/replay',
       ({ principal }) => {
         const database = principal.workspace.databaseName;
-        return deps.quarantine.replay(database, deps.plans.validatorFor(database), deps.clock, (events: AcceptedEvent[]) => deps.buffer.submit(database, events));
+        return deps.quarantine.replay(database, () => deps.plans.validatorFor(database), deps.clock, (events: AcceptedEvent[]) => deps.buffer.submit(database, events));
       },
       {
         scope: 'private',
