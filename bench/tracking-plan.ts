@@ -3,15 +3,16 @@
  * collection (issue 42's target: batched ingest with a plan of 50 events keeps 0.95 of its rate
  * without one, single events 0.9). One service (`npm start`'s settings) takes the benchmark's mix
  * through `POST /events`, batched (100 events a request, 64 connections) and single (1 event, 64
- * connections), in rounds that alternate: no plan (an empty one: the ingest path's single look-up),
- * then a plan of 50 track events (the mix's 20 names and 30 more; each a required `plan` enum, a
+ * connections), in rounds of two runs, in turn first and second: no plan (an empty one: the ingest
+ * path's single look-up), and a plan of 50 track events (the mix's 20 names and 30 more; each a required `plan` enum, a
  * `number` amount, a `path` pattern, nothing else allowed) and schemas of identify and group traits,
  * in record mode. Every event of the mix keeps the plan, so both store the same. The machine is
  * noisy: the rounds' rates and the median of their ratios are printed (Markdown), with requests
- * refused, and first, in this process, the time the plan's check takes per event of the mix (steady
+ * refused and the service process's CPU time per event (steadier than rates on a shared machine:
+ * the rate its CPU allows), and first, in this process, the time the plan's check takes per event of the mix (steady
  * where the rates are not).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acceptEvent } from '../src/events/event-rows';
@@ -45,6 +46,12 @@ const PLAN_OF_50 = {
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-tracking-plan-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true })).on('SIGINT', exitOnSignal).on('SIGTERM', exitOnSignal);
 const say = (line: string) => console.log(line);
+
+/** CPU seconds (user and system) the process `pid` has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 async function setPlan(url: string, plan: unknown): Promise<void> {
   const res = await fetch(`${url}/tracking-plan`, {
@@ -80,20 +87,30 @@ try {
   for (const [label, batch] of [['batched (100 events a request)', 100], ['single events', 1]] as const) {
     const request = { url: `${svc.url}/events`, body: eventsBody(batch), headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.public}` } };
     const ratios: number[] = [];
-    say(`## ${label}\n\n| round | events/s without a plan | events/s with 50 events planned | ratio |\n|---|---|---|---|`);
+    const cpuRatios: number[] = [];
+    say(`## ${label}\n\n| round | events/s without a plan | events/s with 50 events planned | ratio | service CPU per event, without / with | ratio |\n|---|---|---|---|---|---|`);
     for (let round = 1; round <= ROUNDS; round++) {
-      await setPlan(svc.url, { events: {} });
-      await maxRate(request, CONNECTIONS, 1);
-      const before = await maxRate(request, CONNECTIONS, SECONDS);
-      const without = before.okPerSecond * batch;
-      await setPlan(svc.url, PLAN_OF_50);
-      await maxRate(request, CONNECTIONS, 1);
-      const after = await maxRate(request, CONNECTIONS, SECONDS);
-      const planned = after.okPerSecond * batch;
-      ratios.push(planned / without);
-      say(`| ${round} | ${rate(without)} (${before.failures} refused) | ${rate(planned)} (${after.failures} refused) | ${(planned / without).toFixed(3)} |`);
+      // Each round runs the two in the other order: the engine slows as data and merges pile up,
+      // which would count against whichever always ran second.
+      const measure = async (plan: unknown) => {
+        await setPlan(svc.url, plan);
+        await maxRate(request, CONNECTIONS, 1);
+        const cpu = cpuSeconds(svc.proc.pid);
+        const load = await maxRate(request, CONNECTIONS, SECONDS);
+        const events = load.okPerSecond * batch * SECONDS;
+        return { perSecond: load.okPerSecond * batch, refused: load.failures, cpuMicros: ((cpuSeconds(svc.proc.pid) - cpu) * 1e6) / events };
+      };
+      const first = await measure(round % 2 === 1 ? { events: {} } : PLAN_OF_50);
+      const second = await measure(round % 2 === 1 ? PLAN_OF_50 : { events: {} });
+      const [without, planned] = round % 2 === 1 ? [first, second] : [second, first];
+      ratios.push(planned.perSecond / without.perSecond);
+      cpuRatios.push(without.cpuMicros / planned.cpuMicros);
+      say(
+        `| ${round} | ${rate(without.perSecond)} (${without.refused} refused) | ${rate(planned.perSecond)} (${planned.refused} refused) | ${(planned.perSecond / without.perSecond).toFixed(3)} ` +
+          `| ${without.cpuMicros.toFixed(1)} µs / ${planned.cpuMicros.toFixed(1)} µs | ${(without.cpuMicros / planned.cpuMicros).toFixed(3)} |`,
+      );
     }
-    say(`\nMedian ratio: **${median(ratios).toFixed(3)}**\n`);
+    say(`\nMedian ratios: events/s **${median(ratios).toFixed(3)}**, CPU per event (without / with: the rate the CPU allows) **${median(cpuRatios).toFixed(3)}**\n`);
   }
   say(`Violations counted (the mix keeps the plan, so 0): ${await violations(svc.url)}`);
 } finally {
