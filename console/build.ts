@@ -7,7 +7,7 @@
  * CONSOLE_BUDGET_BYTES gzipped. tests/console/build.test.ts checks the committed copy is current.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -18,11 +18,23 @@ const CONSOLE_BUDGET_BYTES = 300 * 1024;
 const DEFAULT_OUT = join(ROOT, 'src', 'console', 'dist');
 const SCALAR = join(ROOT, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js');
 const ASSETS_URL = '/console/assets';
+/** The overview's country flags (country-flag-icons, 3:2): one SVG a country, loaded only when shown. */
+const FLAGS = join(ROOT, 'node_modules', 'country-flag-icons', '3x2');
 
 const outIndex = process.argv.indexOf('--out');
 const out = outIndex > 0 ? process.argv[outIndex + 1]! : DEFAULT_OUT;
 
 const hashOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+
+// The flags of ISO 3166 alpha-2 codes, named `flag-<hash of the set>-DE.svg`: the console names a
+// country's file from the two constants defined below, so it needs no table of hashed names.
+const flags = readdirSync(FLAGS)
+  .filter((n) => /^[A-Z]{2}\.svg$/.test(n))
+  .sort()
+  .map((n) => [n.slice(0, 2), new Uint8Array(readFileSync(join(FLAGS, n)))] as const);
+const flagSet = createHash('sha256');
+for (const [code, bytes] of flags) flagSet.update(code).update(bytes);
+const FLAG_SET = flagSet.digest('hex').slice(0, 12);
 
 const result = await Bun.build({
   entrypoints: [join(import.meta.dir, 'src', 'main.ts'), join(import.meta.dir, 'src', 'docs.ts')],
@@ -32,6 +44,7 @@ const result = await Bun.build({
   sourcemap: 'none',
   naming: { entry: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]' },
   throw: true,
+  define: { FLAG_SET: JSON.stringify(FLAG_SET), FLAG_CODES: JSON.stringify(flags.map(([code]) => code).join(' ')) },
 });
 
 rmSync(out, { recursive: true, force: true });
@@ -40,6 +53,7 @@ const files = new Map<string, Uint8Array>();
 for (const output of result.outputs) files.set(basename(output.path), new Uint8Array(await output.arrayBuffer()));
 const scalar = new Uint8Array(readFileSync(SCALAR));
 files.set(`scalar-standalone-${hashOf(scalar)}.js`, scalar);
+for (const [code, bytes] of flags) files.set(`flag-${FLAG_SET}-${code}.svg`, bytes);
 
 const named = (prefix: string, ext: string) => {
   const name = [...files.keys()].find((n) => n.startsWith(`${prefix}-`) && n.endsWith(ext));
@@ -89,8 +103,10 @@ for (const [name, bytes] of consoleFiles) {
   console.log(`  ${name.padEnd(32)} ${kb(typeof bytes === 'string' ? bytes.length : bytes.byteLength).padStart(10)}  ${kb(size).padStart(9)} gzipped`);
 }
 console.log(`  total ${kb(total)} gzipped, budget ${kb(CONSOLE_BUDGET_BYTES)}`);
+const flagSizes = flags.map(([, bytes]) => gz(bytes));
+console.log(`  and ${flags.length} flags, each loaded when its country is shown: at most ${kb(Math.max(...flagSizes))} gzipped, ${kb(flagSizes.reduce((a, b) => a + b, 0))} for all`);
 console.log('API reference (GET /docs):');
-for (const [name, bytes] of [...files].filter(([n]) => !n.startsWith('main-'))) {
+for (const [name, bytes] of [...files].filter(([n]) => !n.startsWith('main-') && !n.startsWith('flag-'))) {
   console.log(`  ${name.padEnd(32)} ${kb(bytes.byteLength).padStart(10)}  ${kb(gz(bytes)).padStart(9)} gzipped`);
 }
 if (total > CONSOLE_BUDGET_BYTES) {

@@ -21,6 +21,7 @@ import type { Insights } from './insights/insights';
 import { insightRoutes } from './insights/routes';
 import type { Catalog } from './catalog/catalog';
 import { catalogRoutes } from './catalog/routes';
+import { trackingPlanRoutes, type TrackingPlanDeps } from './tracking-plans/routes';
 import type { Dashboards } from './dashboards/dashboards';
 import { dashboardRoutes } from './dashboards/routes';
 import type { SavedInsights } from './dashboards/saved-insights';
@@ -97,6 +98,8 @@ export interface AppDeps extends EventRoutesDeps, QueryRoutesDeps {
   savedInsights: SavedInsights;
   dashboards: Dashboards;
   catalog: Catalog;
+  /** Tracking plans, their violations and quarantine. */
+  governance: Omit<TrackingPlanDeps, 'store' | 'buffer' | 'clock'>;
   streams: EventStreams;
   /**
    * Whether a plain `POST /events` takes the fast path (src/collect-fast-path.ts): under Bun, when
@@ -174,6 +177,7 @@ export function createApp(deps: AppDeps) {
     .use(statsRoutes(deps.store, new StatsApi(deps.runner, deps.ingested, deps.visits, { sessionTimeoutMinutes: deps.sessionTimeoutMinutes })))
     .use(dashboardRoutes(deps.store, deps.savedInsights, deps.dashboards))
     .use(catalogRoutes(deps.store, deps.catalog))
+    .use(trackingPlanRoutes({ ...deps.governance, store: deps.store, buffer: deps.buffer, clock: deps.clock }))
     .use(clickhouseRoutes(deps))
     .use(workspaceRoutes(deps.store))
     .use(whoamiRoutes(deps.store))

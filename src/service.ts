@@ -30,6 +30,9 @@ import { Catalog } from './catalog/catalog';
 import { CatalogRecorder } from './catalog/catalog-recorder';
 import { CATALOG_DEFINITIONS } from './catalog/definitions';
 import { MigrationRunner } from './storage/migrations/runner';
+import { Quarantine } from './tracking-plans/quarantine';
+import { TrackingPlans } from './tracking-plans/tracking-plans';
+import { ViolationCounts } from './tracking-plans/violation-counts';
 import { IdentityLinks } from './persons/identity-links';
 import { Persons } from './persons/persons';
 import { CohortRecords } from './cohorts/cohort-records';
@@ -120,6 +123,12 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // The buffer announces commits to the webhooks, which read its frontier: each is used only
   // once the other exists (nothing commits before the server listens).
   const suppressions = new SuppressionList(store);
+  const violationCounts = new ViolationCounts(storage, migrations.onCluster, log, { wanted: (database) => plans.announces(database), found: (database, kinds) => plans.announce(database, kinds) });
+  const quarantine = new Quarantine(storage, migrations.onCluster);
+  const plans = new TrackingPlans(storage, config.metaDatabase, store, quarantine, violationCounts, { broken: metrics.trackingPlanBroken, violated: metrics.trackingPlanViolated });
+  await plans.start(config.workspaceRefreshMs, log);
+  violationCounts.start();
+  store.onRemove((workspace) => plans.removeWorkspace(workspace));
   // Several processes may share a ClickHouse server: a read through another one must see the events.
   const ack = config.ingestAck === 'auto' ? (storage.mode === 'server' ? 'loaded' : 'log') : config.ingestAck;
   const buffer = await IngestBuffer.open(
@@ -151,9 +160,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),
       onSuppressed: metrics.eventsSuppressed,
+      screen: (database, events, door) => plans.screen(database, events, door),
     },
     log,
   );
+  plans.announceThrough((database, events) => buffer.submit(database, events), clock);
   const webhooks = new WebhookSupervisor(
     storage,
     store,
@@ -194,7 +205,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     eventsErased: async (database, keys) => {
       tileAnswers.changed(database);
-      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database)]);
+      await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database), violationCounts.erased(database)]);
     },
     identities,
     refreshMs: config.workspaceRefreshMs,
@@ -265,6 +276,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
     streams.close();
     await regulations.stop();
     await buffer.close();
+    plans.stop();
+    await violationCounts.stop();
     await catalogRecorder.stop();
     await visits.stop();
     await webhooks.stop();
@@ -276,7 +289,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
   let server: HttpServer;
   let clickhouseServer: HttpServer | undefined;
   try {
-    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, catalog, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, visits, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
+    const app = createApp({ ...config, log, storage, store, buffer, runner, clock, webhooks, metrics, bodies, regulations, backups, persons, cohorts, insights, savedInsights, dashboards, catalog, governance: { plans, counts: violationCounts, quarantine }, streams, fastReads, enrich: enrichment.forRequest, visitorSalts, visits, ingested: loadedAndResolved, fastCollection: typeof Bun !== 'undefined' && ack === 'log' });
     const serving = {
       port: config.port,
       hostname: config.host,
@@ -301,6 +314,8 @@ export async function startService(config: Config, log: Logger, storage: Storage
   // URL is only where this machine reaches it.
   const where = allInterfaces(config.host) ? { interfaces: 'all', loopbackUrl: url } : { url };
   log.info('listening', { host: config.host, port: server.port, ...where, storage: storage.mode, ...(clickhouseServer ? { clickhousePort: clickhouseServer.port } : {}) });
+  // The address people look for in the log first: the console's page (served at /console/).
+  log.info(`console at ${url}/console/`, { url: `${url}/console/` });
 
   let stopping: Promise<void> | undefined;
   const stop = async () => {

@@ -86,7 +86,7 @@ test('a second service on a port already in use does not start: it says so and e
   }
 });
 
-test('the start log says where the service listens: on every interface for HOST=0.0.0.0 (with a loopback URL, so labelled, to reach it), else on the address itself', async () => {
+test('the start log says where the service listens and where its console is: on every interface for HOST=0.0.0.0 (with a loopback URL, so labelled, to reach it), else on the address itself', async () => {
   const cases: Array<[string, (port: number) => Record<string, unknown>]> = [
     ['0.0.0.0', (port) => ({ host: '0.0.0.0', port, interfaces: 'all', loopbackUrl: `http://127.0.0.1:${port}` })],
     ['127.0.0.1', (port) => ({ host: '127.0.0.1', port, url: `http://127.0.0.1:${port}` })],
@@ -98,6 +98,11 @@ test('the start log says where the service listens: on every interface for HOST=
       const listening = JSON.parse(svc.lines.find((l) => l.includes('"msg":"listening"'))!);
       const port = Number(new URL(svc.url).port);
       expect(listening).toEqual({ time: listening.time, level: 'info', msg: 'listening', ...expected(port), storage: 'embedded' });
+      const consoleUrl = `http://127.0.0.1:${port}/console/`;
+      // Asked first: the line follows 'listening' in the same write, read by the time this answers.
+      expect((await fetch(consoleUrl)).headers.get('content-type')).toContain('text/html');
+      const consoleLine = JSON.parse(svc.lines.find((l) => l.includes('"msg":"console at '))!);
+      expect(consoleLine).toEqual({ time: consoleLine.time, level: 'info', msg: `console at ${consoleUrl}`, url: consoleUrl });
       expect((await fetch(`${svc.url}/`)).status).toBe(200);
     } finally {
       svc.proc.kill('SIGTERM');

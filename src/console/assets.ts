@@ -10,6 +10,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 /** Hashed names never change content: a year, and never revalidated. */

@@ -46,7 +46,7 @@ async function main(path: string): Promise<void> {
   if (!key) throw new Error('no key: set IMPORT_KEY (a private key of the workspace to import into)');
   const partBytes = Math.floor(config.importMaxBodyBytes * PART_SHARE);
   const pieces = wholeLines(path)[Symbol.asyncIterator]();
-  const total: ImportSummary = { stored: 0, duplicates: 0, suppressed: 0, errorCount: 0, errors: [] };
+  const total: ImportSummary = { stored: 0, duplicates: 0, suppressed: 0, heldBack: 0, errorCount: 0, errors: [] };
   const started = performance.now();
   let firstLine = 0;
   let next = await pieces.next();
@@ -81,6 +81,7 @@ async function main(path: string): Promise<void> {
     total.stored += part.stored;
     total.duplicates += part.duplicates;
     total.suppressed += part.suppressed;
+    total.heldBack += part.heldBack;
     total.errorCount += part.errorCount;
     total.errors.push(...part.errors.map((e) => ({ line: e.line + firstLine, detail: e.detail })));
     firstLine += lines;

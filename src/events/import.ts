@@ -33,6 +33,7 @@ export const ImportSummary = t.Object({
   stored: t.Integer({ description: 'Events stored.' }),
   duplicates: t.Integer({ description: 'Lines whose messageId was stored already (by an earlier import or send): acknowledged, not stored again.' }),
   suppressed: t.Integer({ description: 'Lines of suppressed subjects (regulations): not stored.' }),
+  heldBack: t.Integer({ description: "Lines that broke the workspace's tracking plan where it drops or quarantines them: not stored (quarantined ones are listed by GET /quarantine)." }),
   errorCount: t.Integer({ description: 'Lines refused; the first 1,000 are listed in errors.' }),
   errors: t.Array(ImportLineError),
 });
@@ -122,7 +123,7 @@ function readLine(text: string): { event: EventDTO } | { detail: string } {
  * being inserted. It runs in slices of SLICE_MS, so other requests are served meanwhile.
  */
 export async function importEvents(deps: ImportDeps, database: string, body: ReadableStream<Uint8Array>): Promise<ImportSummary> {
-  const summary: ImportSummary = { stored: 0, duplicates: 0, suppressed: 0, errorCount: 0, errors: [] };
+  const summary: ImportSummary = { stored: 0, duplicates: 0, suppressed: 0, heldBack: 0, errorCount: 0, errors: [] };
   const fail = (line: number, detail: string) => {
     summary.errorCount++;
     if (summary.errors.length < MAX_LISTED_ERRORS) summary.errors.push({ line, detail });
@@ -133,14 +134,15 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
   let failure: unknown;
   const submit = (batch: AcceptedEvent[]) => {
     const done = submitBatch(deps.buffer, database, batch).then(
-      ({ stored, suppressed }) => {
+      ({ stored, suppressed, heldBack }) => {
         if (stored > 0 && deps.loadedSince) {
           const since = batch[0]!.parsedAt;
           deps.buffer.loaded(database).then(() => deps.loadedSince!(database, since), () => {});
         }
         summary.stored += stored;
         summary.suppressed += suppressed;
-        summary.duplicates += batch.length - stored - suppressed;
+        summary.heldBack += heldBack;
+        summary.duplicates += batch.length - stored - suppressed - heldBack;
       },
       (err) => void (failure ??= err),
     );
@@ -187,10 +189,10 @@ export async function importEvents(deps: ImportDeps, database: string, body: Rea
 }
 
 /** Submits one batch, waiting while the ingest queue is full rather than failing the import. */
-async function submitBatch(buffer: IngestBuffer, database: string, batch: AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
+async function submitBatch(buffer: IngestBuffer, database: string, batch: AcceptedEvent[]): Promise<{ stored: number; suppressed: number; heldBack: number }> {
   for (;;) {
     try {
-      return await buffer.submit(database, batch);
+      return await buffer.submit(database, batch, 'import');
     } catch (err) {
       if (!(err instanceof IngestOverloadedError)) throw err;
       await new Promise((wake) => setTimeout(wake, OVERLOAD_WAIT_MS));

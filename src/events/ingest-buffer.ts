@@ -78,6 +78,22 @@ export interface IngestBufferOptions {
   suppressionCheck?: (database: string) => ((event: Event) => boolean) | undefined;
   /** Told how many events of a submission were suppressed (for metrics). Must not throw. */
   onSuppressed?: (database: string, events: number) => void;
+  /** Checks a submission's events (those not suppressed) against the database's tracking plan: undefined when none applies or all pass. Must be quick. */
+  screen?: (database: string, events: readonly AcceptedEvent[], door: Door | undefined) => Screening | undefined;
+}
+
+/** The door events came through: a tracking plan may treat each its own way. */
+export const DOORS = ['events', 'segment', 'plausible', 'import'] as const;
+export type Door = (typeof DOORS)[number];
+
+/** What a workspace's tracking plan makes of a submission's events (src/tracking-plans/). */
+export interface Screening {
+  /** The events to store. */
+  kept: readonly AcceptedEvent[];
+  /** Keeps apart the events the plan quarantines: done before the request is answered, and before its events are logged. */
+  hold(): Promise<void>;
+  /** Counts the violations, once the request's events are kept. */
+  settle(): void;
 }
 
 /** One request's events in the log, from its append until it is loaded. */
@@ -225,32 +241,45 @@ export class IngestBuffer {
   }
 
   /**
-   * Logs `events` for `database.events`, but those of suppressed subjects and repeats of a
-   * stored messageId; resolves once they are on disk, with how many were stored and how many
-   * suppressed (the rest were repeats).
+   * Logs `events` for `database.events`, but those of suppressed subjects, those the tracking plan
+   * holds back (drops or quarantines) and repeats of a stored messageId; resolves once they are on
+   * disk, with how many were stored, suppressed and held back (the rest were repeats). `door` is where they came in (none: the service's own events).
    */
-  async submit(database: string, events: readonly AcceptedEvent[]): Promise<{ stored: number; suppressed: number }> {
+  async submit(database: string, events: readonly AcceptedEvent[], door?: Door): Promise<{ stored: number; suppressed: number; heldBack: number }> {
     this.admit();
     if (events.length > this.options.memoryEvents) {
       throw new IngestOverloadedError(`${events.length} events in one request is more than the ingest queue holds (${this.options.memoryEvents}, INGEST_QUEUE_MAX_EVENTS)`);
     }
     // Everything up to the first await runs at once, so submissions are numbered in call order.
-    const kept = this.withoutSuppressed(database, events);
-    const suppressed = events.length - kept.length;
-    if (kept.length === 0) return { stored: 0, suppressed };
+    const unsuppressed = this.withoutSuppressed(database, events);
+    const suppressed = events.length - unsuppressed.length;
+    const screening = unsuppressed.length > 0 ? this.options.screen?.(database, unsuppressed, door) : undefined;
+    const kept = screening ? screening.kept : unsuppressed;
+    const heldBack = unsuppressed.length - kept.length;
+    if (kept.length === 0) {
+      if (screening) {
+        await screening.hold();
+        screening.settle();
+      }
+      return { stored: 0, suppressed, heldBack };
+    }
     const submission = this.nextSubmission++;
     this.unsettled.set(submission, kept[0]!.parsedAt);
     this.submitting++;
     try {
-      return { stored: await this.logSubmission(submission, database, kept), suppressed };
+      const stored = await this.logSubmission(submission, database, kept, screening);
+      screening?.settle();
+      return { stored, suppressed, heldBack };
     } finally {
       if (--this.submitting === 0) this.noneSubmitting?.resolve();
     }
   }
 
-  private async logSubmission(submission: number, database: string, events: readonly AcceptedEvent[]): Promise<number> {
+  private async logSubmission(submission: number, database: string, events: readonly AcceptedEvent[], screening: Screening | undefined): Promise<number> {
     let settle: ((stored: boolean) => void) | undefined;
     try {
+      // Quarantined events are written first: a request whose quarantine fails keeps nothing.
+      if (screening) await screening.hold();
       // Without messageIds there is nothing to claim: no wait for a promise on the hot path.
       const claim = events.some((e) => e.event.messageId !== undefined) ? await this.options.messageIds.claim(database, events) : { fresh: events, settle: NO_IDS };
       settle = claim.settle;

@@ -75,7 +75,7 @@ export async function storeEvents(deps: EventRoutesDeps, principal: Principal, e
   checkEventSizes(events, deps.maxEventBytes, bodyBytes);
   checkEventNames(events);
   const accepted = events.map((e) => acceptEvent(enrich ? enrich(toStoredInput(e)) : toStoredInput(e), deps.clock.next(), database));
-  await deps.buffer.submit(database, accepted);
+  await deps.buffer.submit(database, accepted, 'events');
   const n = accepted.length;
   deps.metrics.eventsAccepted(database, n);
   // The events' JSON is made once, for the insert; the answer reuses it (EventsPage).

@@ -21,13 +21,15 @@ import type { TimeRange } from './time-range';
  *   event comes after fromStep's event and before that of a step up to toStep;
  * - the best conversion is the deepest; of equal ones, the one started first.
  *
- * With `withActor`, each row also has its `actor` (the persons behind a step).
+ * With `withActor`, each row also has its `actor` (the persons behind a step); with `withStarts`,
+ * every conversion of the actor rather than its best: `depths` and `starts` (the first step's time,
+ * µs since the range's start plus 1), aligned (conversion over time counts each period's best).
  *
  * The statement is a chain of named queries, each adding columns to the one before: the engine
  * expands an alias wherever it is used, so columns built on columns of one SELECT would grow the
  * statement past its size limit.
  */
-export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, events: string, context: CompileContext, withActor = false): string {
+export function funnelWalk(query: FunnelsQuery, window: FunnelWindow, range: TimeRange, events: string, context: CompileContext, withActor = false, withStarts = false): string {
   const { params } = context;
   const steps = query.steps.length;
   const canStart = (mask: string) => (query.order === 'unordered' ? `bitAnd(${mask}, ${(1 << steps) - 1}) != 0` : `bitTest(${mask}, 0)`);
@@ -64,7 +66,7 @@ HAVING countIf(${startable}) > 0`;
 ${indent(indent(actors))}
   ),
 ${named.join(',\n')}
-SELECT depth, times${query.breakdown ? ', firstValue AS breakdownValue' : ''}${withActor ? ', actor' : ''}
+SELECT depth, times${query.breakdown ? ', firstValue AS breakdownValue' : ''}${withActor ? ', actor' : ''}${withStarts ? ', depths, time0 AS starts' : ''}
 FROM ${names.at(-1)}`;
 }
 

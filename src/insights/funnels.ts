@@ -4,6 +4,8 @@ import { breakdownCondition, checkIndex, type ActorsStatement } from './actors';
 import { actorColumn, OTHER_VALUE, type CompileContext, type CompiledInsight } from './compile-context';
 import { checkFunnel } from './funnel-checks';
 import { funnelEvents } from './funnel-events';
+import { funnelTrends } from './funnel-trends';
+import { compileTimeToConvert } from './funnel-time-to-convert';
 import { fromSubquery, funnelWalk } from './funnel-walk';
 import { DEFAULT_WINDOW } from './funnel-window';
 import type { FunnelsActorsQuery, FunnelsQuery } from './model';
@@ -17,6 +19,8 @@ import { timeRange } from './time-range';
  * of the two middle ones.
  */
 export function compileFunnels(query: FunnelsQuery, context: CompileContext): CompiledInsight {
+  if (query.funnelVizType === 'trends') return compileFunnelTrends(query, context);
+  if (query.funnelVizType === 'time_to_convert') return compileTimeToConvert(query, walkOf(query, context, false), context);
   const walk = walkOf(query, context, false);
   const steps = [...query.steps.keys()];
   const reached = (k: number) => `depth >= ${k + 1}`;
@@ -38,6 +42,15 @@ function walkOf(query: FunnelsQuery, context: CompileContext, withActor: boolean
   // Months: the range is not split into periods, so this only bounds its length generously.
   const range = timeRange(query, 'month', context.now, context.pointer, false);
   return funnelWalk(query, window, range, funnelEvents(query, window, range, context), context, withActor);
+}
+
+/** Conversion over time: each actor's conversions (`funnelWalk` with their starts) in the range split by `interval`. */
+function compileFunnelTrends(query: FunnelsQuery, context: CompileContext): CompiledInsight {
+  checkFunnel(query, context.pointer);
+  const window = query.window ?? DEFAULT_WINDOW;
+  const range = timeRange(query, query.interval ?? 'day', context.now, context.pointer, false);
+  const walk = funnelWalk(query, window, range, funnelEvents(query, window, range, context), context, true, true);
+  return funnelTrends(query, walk, range, context);
 }
 
 /** The actors behind a step: those whose best conversion reached it, or with `dropped` reached the step before and not it. */

@@ -100,6 +100,8 @@ const IncompleteFrom = t.Optional(
 );
 export const TrendsAnswer = t.Object({ results: t.Array(TrendResult), incompleteFrom: IncompleteFrom });
 
+export const FUNNEL_VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
+
 export const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
 export type WindowUnit = (typeof WINDOW_UNITS)[number];
 
@@ -120,6 +122,13 @@ export const FunnelsQuery = t.Object(
     breakdown: t.Optional(Breakdown),
     filters: t.Optional(Filters),
     includeBots: t.Optional(IncludeBots),
+    funnelVizType: t.Optional(
+      literalUnion(FUNNEL_VIZ_TYPES, 'What is answered (PostHog\'s names): `steps` (default) the counts and times of each step; `trends` the conversion of each period; `time_to_convert` a histogram of the times from one step to another.'),
+    ),
+    funnelFromStep: t.Optional(Type.Integer({ minimum: 0, maximum: 8, description: 'trends and time_to_convert: the step (from 0) conversions are counted from. Default 0.' })),
+    funnelToStep: t.Optional(Type.Integer({ minimum: 1, maximum: 9, description: 'trends and time_to_convert: the step (from 0) conversions are counted to. Default the last.' })),
+    interval: t.Optional(literalUnion(INTERVALS, 'trends: the periods, of the first step\'s time. Default day.')),
+    binCount: t.Optional(Type.Integer({ minimum: 1, maximum: 90, description: 'time_to_convert: the number of bins. Default the cube root of the conversions, from 1 to 60.' })),
     ...TimeFields,
   },
   { additionalProperties: false, examples: [{ steps: [{ event: 'pricing_viewed' }, { event: 'signup' }, { event: 'purchase' }], dateFrom: '-30d' }] },
@@ -135,6 +144,28 @@ export const FunnelStep = t.Object({
   averageSeconds: t.Union([t.Number(), t.Null()]),
 });
 export const FunnelsAnswer = t.Object({ results: t.Array(t.Object({ breakdownValue: t.Optional(t.String()), steps: t.Array(FunnelStep) })) });
+export const FunnelTrendsAnswer = t.Object({
+  results: t.Array(
+    t.Object({
+      labels: t.Array(t.String(), { description: 'The start of each period of the first step, as trends label them.' }),
+      entered: t.Array(t.Number(), { description: 'Actors who reached `funnelFromStep` in a conversion started in the period.' }),
+      completed: t.Array(t.Number(), { description: 'Of those, the actors who reached `funnelToStep`.' }),
+      conversionRate: t.Array(t.Number(), { description: 'completed over entered, as a fraction (0 when none entered).' }),
+    }),
+  ),
+  incompleteFrom: IncompleteFrom,
+});
+export const FunnelTimeToConvertAnswer = t.Object({
+  results: t.Array(
+    t.Object({
+      conversions: t.Number({ description: 'Actors who converted from `funnelFromStep` to `funnelToStep`.' }),
+      averageSeconds: t.Union([t.Number(), t.Null()]),
+      medianSeconds: t.Union([t.Number(), t.Null()]),
+      binWidthSeconds: t.Union([t.Number(), t.Null()]),
+      bins: t.Array(t.Object({ fromSeconds: t.Number(), count: t.Number() }), { description: 'From the shortest time (whole seconds, down), each `binWidthSeconds` wide; the last takes the longest time.' }),
+    }),
+  ),
+});
 
 export const RETENTION_PERIODS = ['day', 'week', 'month'] as const;
 

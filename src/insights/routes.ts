@@ -6,9 +6,9 @@ import { ACTOR_KINDS, ACTORS } from './actor-kinds';
 import type { Insights } from './insights';
 import { KINDS } from './insights';
 import { INSIGHT_KINDS, type InsightKind } from './kinds';
-import { ActorsAnswer, ExplainQuery, Explained, FunnelsAnswer, LifecycleAnswer, PathsAnswer, RetentionAnswer, StickinessAnswer, TrendsAnswer } from './model';
+import { ActorsAnswer, ExplainQuery, Explained, FunnelsAnswer, FunnelTimeToConvertAnswer, FunnelTrendsAnswer, LifecycleAnswer, PathsAnswer, RetentionAnswer, StickinessAnswer, TrendsAnswer } from './model';
 
-const ANSWERS = { trends: TrendsAnswer, funnels: FunnelsAnswer, retention: RetentionAnswer, paths: PathsAnswer, stickiness: StickinessAnswer, lifecycle: LifecycleAnswer };
+const ANSWERS = { trends: TrendsAnswer, funnels: t.Union([FunnelsAnswer, FunnelTrendsAnswer, FunnelTimeToConvertAnswer]), retention: RetentionAnswer, paths: PathsAnswer, stickiness: StickinessAnswer, lifecycle: LifecycleAnswer };
 
 const SUMMARIES: Record<InsightKind, string> = {
   trends: 'Trends: events, persons or a property per period',

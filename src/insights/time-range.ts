@@ -199,15 +199,28 @@ export function instantOf(text: string, timezone: string, now: number, endOfDate
 const toMicros = (ms: number): Micros => BigInt(ms) * 1000n;
 
 /**
+ * Where a trend's range starts (timeRange's `snap`): at the start of `dateFrom`'s period, but a
+ * relative `dateFrom` by week or month at the start of its day (its hour for `-24h`): "the last
+ * 7 days" by week are those 7 days, the first week counted from the first of them, not from its
+ * Monday (as PostHog counts them).
+ */
+export function trendSnap(fields: Pick<TimeFields, 'dateFrom'>, interval: Interval): Interval {
+  const relative = RELATIVE.exec(fields.dateFrom ?? '-7d');
+  if (!relative || (interval !== 'week' && interval !== 'month')) return interval;
+  return relative[2] === 'h' ? 'hour' : 'day';
+}
+
+/**
  * The range `fields` asks for, at `now` (ms): from `dateFrom` (default `-7d`) to `dateTo`
- * (default now), with `snap` the start taken back to the start of its period. 400 at `pointer`'s
+ * (default now), with `snap` the start taken back to the start of its period (or of the
+ * interval `snap` names). 400 at `pointer`'s
  * fields when a time is not one, the range is empty, or it has more than MAX_PERIODS periods.
  */
-export function timeRange(fields: TimeFields, interval: Interval, now: number, pointer: string, snap = true): TimeRange {
+export function timeRange(fields: TimeFields, interval: Interval, now: number, pointer: string, snap: boolean | Interval = true): TimeRange {
   const timezone = checkTimezone(fields.timezone, `${pointer}/timezone`);
   const given = instantOf(fields.dateFrom ?? '-7d', timezone, now, false, `${pointer}/dateFrom`);
   const to = fields.dateTo === undefined ? now : instantOf(fields.dateTo, timezone, now, true, `${pointer}/dateTo`);
-  const from = snap ? periodStart(given, interval, timezone) : given;
+  const from = snap === false ? given : periodStart(given, snap === true ? interval : snap, timezone);
   if (to < from) throw invalidInput('dateTo is before dateFrom', [{ pointer: `${pointer}/dateTo`, detail: 'must not be before dateFrom' }]);
   return { timezone, interval, from: toMicros(from), to: toMicros(to) + 999n, periods: periodsBetween(from, to, interval, timezone, pointer) };
 }

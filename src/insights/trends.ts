@@ -5,7 +5,7 @@ import { breakdownCondition, checkIndex, periodIndexOf, type ActorsStatement } f
 import { eventFilters, eventMatches, eventsWithBreakdown, inRange, OTHER_VALUE, topBreakdownValue, type CompileContext, type CompiledInsight, insightFilters } from './compile-context';
 import { evaluateFormula, parseFormula } from './formula';
 import type { Interval, TrendMath, TrendSeries, TrendsActorsQuery, TrendsQuery } from './model';
-import { bindRange, incompleteFrom, periodStartSql, previousRange, timeRange, wallTime, zonedInstant, type TimeRange } from './time-range';
+import { bindRange, incompleteFrom, periodStartSql, previousRange, timeRange, trendSnap, wallTime, zonedInstant, type TimeRange } from './time-range';
 
 /**
  * Trends: per series and period, a count, the actors or an aggregate of a numeric property
@@ -133,7 +133,7 @@ function collect(rows: readonly Row[]) {
 /** What a trends statement is made of: its ranges, a branch per series and range, the events it reads and their breakdown value. */
 function trendsPlan(query: TrendsQuery, context: CompileContext) {
   const interval = query.interval ?? 'day';
-  const ranges: Record<Compare, TimeRange> = { current: timeRange(query, interval, context.now, context.pointer), previous: undefined as never };
+  const ranges: Record<Compare, TimeRange> = { current: timeRange(query, interval, context.now, context.pointer, trendSnap(query, interval)), previous: undefined as never };
   if (query.compare) ranges.previous = previousRange(ranges.current, context.pointer);
   const compares: Compare[] = query.compare ? ['current', 'previous'] : ['current'];
   const formula = query.formula === undefined ? undefined : parseFormula(query.formula, query.series.length, `${context.pointer}/formula`);

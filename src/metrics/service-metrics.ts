@@ -60,6 +60,12 @@ export function createServiceMetrics(sources: MetricSources) {
     'Events of suppressed subjects (a SUPPRESS regulation) acknowledged and not stored, by workspace (database name).',
     ['workspace'],
   );
+  const screened = registry.counter(
+    'analytics_tracking_plan_events_total',
+    "Events that broke their workspace's tracking plan, by workspace (database name) and what became of them: recorded (stored), dropped or quarantined.",
+    ['workspace', 'outcome'],
+  );
+  const violations = registry.counter('analytics_tracking_plan_violations_total', 'Violations of tracking plans (an event breaking several rules counts each), by workspace (database name) and rule kind.', ['workspace', 'kind']);
   registry.sampledGauge('analytics_ingest_queue_events', 'Events acknowledged (in the ingest log) and not yet loaded into the engine.', sources.ingestQueueDepth);
   registry.sampledGauge('analytics_ingest_log_bytes', 'Bytes in the ingest log (collection answers 503 past INGEST_LOG_MAX_BYTES).', sources.ingestLogBytes);
   registry.sampledGauge('analytics_ingest_load_lag_seconds', 'Age of the oldest event not yet loaded into the engine (collection answers 503 past INGEST_LOAD_MAX_LAG_MS).', sources.ingestLagSeconds);
@@ -122,6 +128,8 @@ export function createServiceMetrics(sources: MetricSources) {
       series.observe(seconds);
     },
     eventsSuppressed: (workspace: string, events: number) => suppressed.inc({ workspace }, events),
+    trackingPlanBroken: (workspace: string, outcome: 'recorded' | 'dropped' | 'quarantined', events: number) => screened.inc({ workspace, outcome }, events),
+    trackingPlanViolated: (workspace: string, kind: string, violationCount: number) => violations.inc({ workspace, kind }, violationCount),
     ingestFlushed(rows: number, seconds: number): void {
       flushRows.observe({}, rows);
       flushSeconds.observe({}, seconds);

@@ -263,8 +263,22 @@ function namesDefined(ast: AstNode[], database: string): Set<string> {
  * `other.events`, not `other`.
  */
 function checkColumnName(name: string, database: string, known: ReadonlySet<string>): void {
-  const first = name.split('.')[0]!;
-  if (first !== name && !known.has(first)) throw outside(name);
+  const parts = name.split('.');
+  const first = parts[0]!;
+  if (first === name || known.has(first)) return;
+  if (JSON_TEXT_COLUMNS.has(first)) throw jsonPath(first, parts.slice(1));
+  throw outside(name);
+}
+
+/** Columns holding an object as JSON text (docs/sql.md): `properties.plan` is how HogQL reads them, not ClickHouse. */
+const JSON_TEXT_COLUMNS = new Set(['properties', 'traits', 'context']);
+
+/** 400, not the 403 of a name outside the workspace: the statement only needs another spelling. */
+function jsonPath(column: string, keys: string[]): SqlUnsupported {
+  const path = keys.map((k) => `'${k.replaceAll("'", "\\'")}'`).join(', ');
+  return new SqlUnsupported(
+    `${column}.${keys.join('.')} reads no property here: ${column} is JSON text, so read a value with JSONExtractString(${column}, ${path}), or JSONExtract(${column}, ${path}, 'UInt64') for a number (docs/sql.md)`,
+  );
 }
 
 /**

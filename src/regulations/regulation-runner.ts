@@ -178,7 +178,7 @@ export class RegulationRunner {
   }
 
   /**
-   * Removes every stored event of the subjects; answers how many there were just before. For
+   * Removes every stored event of the subjects (quarantined ones too); answers how many there were just before. For
    * userIds, the person's events go too: those sent with a `linked` id (an earlier userId, or an
    * anonymousId on an event without a userId), and the links themselves.
    */
@@ -198,6 +198,8 @@ export class RegulationRunner {
     const params = { ids, userIds, linked };
     const rows = await this.deps.storage.query(`SELECT count() AS n, groupUniqArray(${VISIT_KEY}) AS keys FROM ${table} WHERE ${where}`, params, 'background');
     await this.deps.storage.command(`DELETE FROM ${stored} ${this.deps.onCluster} WHERE ${where}`, params, 'background');
+    // Events a tracking plan keeps apart are theirs too (the quarantine has the same id columns).
+    await this.deps.storage.command(`DELETE FROM ${identifier(database)}.quarantine ${this.deps.onCluster} WHERE ${where}`, params, 'background');
     if (subjectType === 'userId') await this.deps.identities.erase(database, linked, ids);
     await this.deps.eventsErased(database, (rows[0]?.keys as string[] | undefined) ?? []);
     return Number(rows[0]?.n ?? 0);

@@ -99,7 +99,7 @@ async function ingest(
     return acceptEvent(enrich ? enrich(input) : input, receivedAt, database, timestamp);
   });
   try {
-    await deps.buffer.submit(database, accepted);
+    await deps.buffer.submit(database, accepted, 'segment');
   } catch (err) {
     throw asSegmentAnswer(err);
   }

@@ -101,7 +101,7 @@ async function store(deps: PlausibleRoutesDeps, workspaces: readonly Workspace[]
   for (const workspace of workspaces) {
     const input = toEventInput(event, visitorId(salt, workspace.workspaceId, address, userAgent), userAgent);
     const database = workspace.databaseName;
-    await deps.buffer.submit(database, [acceptEvent(enrich ? enrich(input) : input, deps.clock.next(), database)]);
+    await deps.buffer.submit(database, [acceptEvent(enrich ? enrich(input) : input, deps.clock.next(), database)], 'plausible');
     deps.metrics.eventsAccepted(database, 1);
   }
 }

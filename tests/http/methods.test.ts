@@ -71,6 +71,7 @@ describe('a path served with other methods', () => {
       // PATCH is served (the catalog's curated fields), elsewhere only.
       ['PATCH', '/events', 'GET, HEAD, POST', 'GET, HEAD and POST'],
       ['GET', '/queries', 'POST', 'POST'],
+      ['DELETE', '/tracking-plan', 'GET, HEAD, PUT', 'GET, HEAD and PUT'],
       ['PUT', `/webhooks/${crypto.randomUUID()}`, 'DELETE', 'DELETE'],
     ];
     for (const [method, path, allow, inWords] of cases) {

@@ -68,6 +68,11 @@ const ROUTES: Array<[method: string, path: string, success: string, body: boolea
   ['get', '/catalog/properties', '200', false],
   ['patch', '/catalog/events/{name}', '200', true],
   ['patch', '/catalog/properties/{name}', '200', true],
+  ['get', '/tracking-plan', '200', false],
+  ['put', '/tracking-plan', '200', true],
+  ['get', '/violations', '200', false],
+  ['get', '/quarantine', '200', false],
+  ['post', '/quarantine/replay', '200', false],
   ['post', '/api/v2/query', '200', false],
   ...['batch', 'track', 'identify', 'page', 'screen', 'group', 'alias'].map((call) => ['post', `/v1/${call}`, '200', true] as [string, string, string, boolean]),
 ];

@@ -198,6 +198,8 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_rate_limited_total',
     'analytics_request_bodies_shed_total',
     'analytics_request_body_bytes_in_flight',
+    'analytics_tracking_plan_events_total',
+    'analytics_tracking_plan_violations_total',
     'analytics_visit_builds_pending',
     'analytics_webhook_attempts_total',
     'analytics_webhook_retries_pending',

@@ -161,6 +161,15 @@ describe('POST /queries refuses with 400', () => {
     await expectFailure(['SELECT 1 FORMAT CSV'], 0, 'FORMAT CSV is not supported');
   });
 
+  test("a property read as PostHog's HogQL reads it (properties.plan): how to read it here, not 'outside this workspace'", async () => {
+    await expectFailure(["SELECT count() FROM events WHERE properties.plan = 'pro'"], 0, "properties.plan reads no property here: properties is JSON text, so read a value with JSONExtractString(properties, 'plan')");
+    await expectFailure(['SELECT context.screen.width FROM events'], 0, "JSONExtractString(context, 'screen', 'width')");
+    const { body } = await runQueries(svc, ['SELECT traits.email FROM events']);
+    expect(body.detail).not.toContain('outside this workspace');
+    // A table alias of that name is the statement's own: its columns read as usual.
+    expect(await rowsOf(svc, "SELECT properties.event AS e FROM events AS properties WHERE properties.event = 'signup' LIMIT 1")).toEqual([{ e: 'signup' }]);
+  });
+
   test('an empty statement', async () => {
     await expectFailure(['  -- nothing but a comment'], 0, 'Empty query');
   });

@@ -83,7 +83,7 @@ describe('the DDL on a cluster', () => {
       if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|property_read_)/);
       // The visit builder's progress is one replicated table, not sharded.
       else if (/\.visit_progress /.test(sql)) expect(sql).toMatch(/ADD COLUMN IF NOT EXISTS definition /);
-      else expect(sql).toMatch(/\.`?((events|visits)_local|catalog)`? /);
+      else expect(sql).toMatch(/\.`?((events|visits)_local|catalog|violations|quarantine)`? /);
     }
     expect(ddl.some((s) => /events_local.*replicated_deduplication_window/s.test(s))).toBe(true);
     expect(ddl.some((s) => /non_replicated_deduplication_window/.test(s))).toBe(false);
@@ -103,7 +103,7 @@ describe('the DDL on a cluster', () => {
   test('the metadata is replicated on every node: one Keeper path for all', () => {
     const metaTables = ddl.filter((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${META}\`.`));
     expect(metaTables.map((s) => /`analytics_meta`\.(\w+)/.exec(s)![1]).sort()).toEqual(
-      ['api_keys', 'catalog_definitions', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'visitor_salts', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
+      ['api_keys', 'catalog_definitions', 'cohorts', 'dashboards', 'leases', 'metadata_changes', 'regulations', 'saved_insights', 'schema_migrations', 'suppressions', 'tracking_plans', 'visitor_salts', 'webhook_cursors', 'webhook_deliveries', 'webhooks', 'workspaces'].sort(),
     );
     for (const sql of metaTables) expect(sql).toMatch(/ENGINE = Replicated(Replacing)?MergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'/);
     expect(ddl.filter((s) => /ENGINE = (Replacing)?MergeTree\b/.test(s))).toEqual([]);
@@ -136,6 +136,15 @@ describe('the DDL on a cluster', () => {
     expect(ddl.some((s) => /ALTER TABLE `default_ws`\.`catalog` ON CLUSTER .* MODIFY TTL day \+ INTERVAL 1 DAY \+ INTERVAL 30 DAY/.test(oneLine(s)))).toBe(true);
     // Where the history of stored events ends: read through the Distributed events, once.
     expect(issued.filter((s) => /INSERT INTO `default_ws`\.catalog_progress SELECT .* FROM `default_ws`\.events$/.test(oneLine(s.sql)))).toHaveLength(1);
+  });
+
+  test("a workspace's tracking plan violations and quarantine are whole on every node, with the events' retention; the quarantine flushed at each insert", () => {
+    const violations = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.violations `))!;
+    expect(oneLine(violations)).toMatch(/ENGINE = ReplicatedAggregatingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'\) ORDER BY \(day, event, path, kind, expected, actual\)/);
+    const quarantine = ddl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS \`${DEFAULT_DB}\`.quarantine `))!;
+    expect(oneLine(quarantine)).toMatch(/ON CLUSTER `analytics_cluster` .* ENGINE = ReplicatedReplacingMergeTree\('\/clickhouse\/tables\/all\/\{database\}\/\{table\}', '\{replica\}'\) ORDER BY uuid SETTINGS fsync_after_insert = 1, replicated_deduplication_window = 1000/);
+    expect(ddl.some((s) => /ALTER TABLE `default_ws`\.`violations` ON CLUSTER .* MODIFY TTL day \+ INTERVAL 1 DAY \+ INTERVAL 30 DAY/.test(oneLine(s)))).toBe(true);
+    expect(ddl.some((s) => /ALTER TABLE `default_ws`\.`quarantine` ON CLUSTER .* MODIFY TTL quarantinedAt \+ INTERVAL 30 DAY/.test(oneLine(s)))).toBe(true);
   });
 
   test('a stored property read: a column of events_local and of the Distributed events, filled on the shards, and the view replaced', () => {

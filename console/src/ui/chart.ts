@@ -3,6 +3,7 @@ import 'uplot/dist/uPlot.min.css';
 import { h } from '../dom';
 import type { Row } from '../types';
 import { planChart } from './chart-data';
+import { periodTick } from './format';
 import { notice } from './notice';
 
 /** Series colours, readable on light and dark backgrounds. */
@@ -43,8 +44,14 @@ export function resultChart(columns: readonly string[], rows: readonly Row[], ch
   const box = h('div', { class: `chart${chartOptions.fill ? ' chart-fill' : ''}`, 'data-kind': plan.kind });
   const stroke = axisColour();
   const grid = { stroke: 'rgba(128,128,128,0.15)' };
+  // Times as the rest of the console writes dates (periodTick), in UTC as the table shows them.
+  const timeTicks = (_u: uPlot, ticks: number[], _axis: number, _space: number, step: number) =>
+    ticks.map((t) => {
+      const iso = new Date(t * 1000).toISOString();
+      return step < 86_400 ? periodTick(iso.slice(0, 16), 'hour') : periodTick(iso.slice(0, 10));
+    });
   const axes: uPlot.Axis[] = [
-    { stroke, grid, ...(plan.kind === 'bars' ? { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => plan.labels[t] ?? '') } : {}) },
+    { stroke, grid, values: plan.kind === 'bars' ? (_u: uPlot, ticks: number[]) => ticks.map((t) => plan.labels[t] ?? '') : timeTicks },
     { stroke, grid },
   ];
   const bars = uPlot.paths.bars!({ size: [0.8, 60] });

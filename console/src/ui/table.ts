@@ -23,6 +23,22 @@ function columnWidths(options: TableOptions): number[] {
   });
 }
 
+/** A number, or the text of one as ClickHouse's JSON writes 64-bit integers and decimals. */
+const NUMERIC = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+const isNumeric = (v: unknown) => typeof v === 'number' || (typeof v === 'string' && NUMERIC.test(v));
+
+/** Columns whose sampled values are all numbers (nulls aside): drawn right-aligned, digits under digits. */
+function numericColumns(options: TableOptions): Set<string> {
+  const sample = options.rows.slice(0, SAMPLE_ROWS);
+  return new Set(options.columns.filter((c) => sample.some((r) => r[c] !== null && r[c] !== undefined) && sample.every((r) => r[c] === null || r[c] === undefined || isNumeric(r[c]))));
+}
+
+/** A cell: its text, or a blank value (empty text, null) said visibly, muted, as nothing looks like a bug. */
+function cell(text: string, value: unknown, numeric: boolean): HTMLElement {
+  const blank = text === '' ? (value === null || value === undefined ? 'null' : '(empty)') : undefined;
+  return h('div', { class: `vt-cell${numeric ? ' vt-num' : ''}${blank ? ' vt-blank' : ''}`, role: 'gridcell', title: text.length > 40 ? text.slice(0, 500) : null }, blank ?? text);
+}
+
 /** Height of one row in pixels; the CSS gives `.vt-row` the same. */
 const ROW_HEIGHT = 30;
 /** Rows drawn beyond the visible ones, so fast scrolling shows no gaps. */
@@ -44,7 +60,8 @@ export interface TableOptions {
 export function virtualTable(options: TableOptions): HTMLElement {
   const { columns, rows } = options;
   const template = columnWidths(options).map((w) => `${w}px`).join(' ');
-  const header = h('div', { class: 'vt-row vt-header', role: 'row' }, ...columns.map((c) => h('div', { class: 'vt-cell', role: 'columnheader', title: c }, c)));
+  const numeric = numericColumns(options);
+  const header = h('div', { class: 'vt-row vt-header', role: 'row' }, ...columns.map((c) => h('div', { class: `vt-cell${numeric.has(c) ? ' vt-num' : ''}`, role: 'columnheader', title: c }, c)));
   const body = h('div', { class: 'vt-body', role: 'rowgroup' });
   const viewport = h('div', { class: 'vt', role: 'grid', tabindex: 0, 'aria-rowcount': rows.length }, header, body);
   header.style.gridTemplateColumns = template;
@@ -60,10 +77,7 @@ export function virtualTable(options: TableOptions): HTMLElement {
       const el = h(
         'div',
         { class: `vt-row${i === focused ? ' vt-focused' : ''}${options.onOpen ? ' vt-clickable' : ''}`, role: 'row', 'aria-rowindex': i + 1 },
-        ...columns.map((c) => {
-          const text = options.format ? options.format(c, row[c]) : cellText(row[c]);
-          return h('div', { class: 'vt-cell', role: 'gridcell', title: text.length > 40 ? text.slice(0, 500) : null }, text);
-        }),
+        ...columns.map((c) => cell(options.format ? options.format(c, row[c]) : cellText(row[c]), row[c], numeric.has(c))),
       );
       el.style.gridTemplateColumns = template;
       el.style.top = `${i * ROW_HEIGHT}px`;

@@ -9,6 +9,7 @@ import { formatCount, formatTime } from '../ui/format';
 import { jsonView } from '../ui/json-view';
 import { keyValueText } from '../ui/key-values';
 import { notice } from '../ui/notice';
+import { zoneNote } from '../ui/zone-note';
 
 /** Events kept on the page; older ones leave the bottom of the list. */
 const MAX_ROWS = 500;
@@ -38,6 +39,13 @@ function backfillQuery(filters: StreamFilters): string {
   return params.toString();
 }
 
+/** The hover text of a row's arrival time (in `zone`): the event's own time when it differs. */
+function arrivalTitle(e: Event, zone: string): string {
+  const own = formatTime(e.timestamp, zone);
+  const arrived = formatTime(e.parsedAt, zone);
+  return own.slice(0, 19) === arrived.slice(0, 19) ? `Arrived ${own}` : `Arrived ${arrived}; the event's own time: ${own}`;
+}
+
 export function showEvent(e: Event): void {
   void openDialog(`${e.type}${e.event ? ` · ${e.event}` : ''}`, jsonView(e));
 }
@@ -61,8 +69,10 @@ export function liveView(root: HTMLElement): () => void {
   const body = h('div', { class: 'live-body' }, empty, list);
   const banner = h('div', { class: 'banner-slot' });
 
+  // Times in the workspace's zone (as signed in), as the overview and dashboards count days.
+  const zone = session()!.identity.workspace.timezone || 'UTC';
   root.append(
-    h('div', { class: 'page-header' }, h('h1', {}, 'Live events'), status, counter),
+    h('div', { class: 'page-header' }, h('h1', {}, 'Live events'), status, counter, h('span', { class: 'spacer' }), zoneNote(zone)),
     h('div', { class: 'toolbar', role: 'search' }, typeSelect, eventInput, userInput, pauseButton, clearButton),
     banner,
     body,
@@ -91,7 +101,11 @@ export function liveView(root: HTMLElement): () => void {
     status.textContent = text;
   };
   const updateCounter = () => {
-    counter.textContent = `${formatCount(received)} received${held.length ? ` · ${formatCount(held.length)} held while paused` : ''}`;
+    // The stored events shown and those streamed in since the page opened: "0 received" beside
+    // 500 rows read as if nothing had come.
+    counter.textContent = `${formatCount(shown.length)} shown · ${formatCount(received)} arrived since opened${held.length ? ` · ${formatCount(held.length)} held while paused` : ''}`;
+    counter.dataset.shown = String(shown.length);
+    counter.dataset.received = String(received);
   };
   const row = (e: Event) => {
     const item = h(
@@ -100,7 +114,9 @@ export function liveView(root: HTMLElement): () => void {
       h(
         'button',
         { type: 'button', class: 'live-row' },
-        h('time', { datetime: e.timestamp }, formatTime(e.timestamp)),
+        // Rows are in the order events were stored (a live view), so the time shown is the
+        // arrival's; the event's own time, when it says another second, is in the title.
+        h('time', { datetime: e.parsedAt, class: 'live-arrived', title: arrivalTitle(e, zone) }, formatTime(e.parsedAt, zone)),
         h('span', { class: `type type-${e.type}` }, e.type),
         h('span', { class: 'live-event' }, eventLabel(e)),
         h('span', { class: 'live-user' }, e.userId || e.anonymousId || ''),
@@ -133,6 +149,7 @@ export function liveView(root: HTMLElement): () => void {
     ids = new Set(shown.map((e) => e.uuid));
     list.replaceChildren(...shown.map(row));
     empty.hidden = shown.length > 0;
+    updateCounter();
   };
   /**
    * The last stored events, read when the stream opens: those the stream brought meanwhile stay

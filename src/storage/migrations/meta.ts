@@ -283,4 +283,23 @@ export const metaMigrations: Migration[] = [
       ) ENGINE = ${engine('ReplacingMergeTree', 'version, isDeleted')} ORDER BY (workspaceId, definitionId)`,
     ],
   },
+  {
+    version: 19,
+    name: 'tracking_plans',
+    // Each workspace's tracking plans (src/tracking-plans/): every PUT a new row, its version one
+    // past the workspace's last; the newest is enforced. A deleted workspace's go with it.
+    statements: ({ db, onCluster, engine }) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.tracking_plans ${onCluster} (
+        workspaceId String,
+        version UInt64,
+        plan String,
+        mode LowCardinality(String),
+        sources Map(String, String),
+        importedFrom LowCardinality(String),
+        announce Bool,
+        createdAt DateTime64(6, 'UTC'),
+        isDeleted UInt8
+      ) ENGINE = ${engine('MergeTree')} ORDER BY (workspaceId, version)`,
+    ],
+  },
 ];

@@ -1,5 +1,6 @@
 import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
 import { catalogMigrations } from './catalog';
+import { trackingPlanMigrations } from './tracking-plans';
 import { personFirstLinksMigration, personMigrations } from './persons';
 import { visitMigrations } from './visits';
 import type { Migration, MigrationTarget } from './runner';
@@ -81,4 +82,5 @@ export const workspaceMigrations: Migration[] = [
   ...visitMigrations,
   personFirstLinksMigration,
   ...catalogMigrations,
+  ...trackingPlanMigrations,
 ];

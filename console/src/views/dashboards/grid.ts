@@ -21,7 +21,7 @@ export interface DashboardGrid {
 
 /**
  * The tiles on a 12-column grid with gridstack: dragged by their header, resized from their
- * corner. `onLayout` receives the tiles with their new places after a change made by hand, never
+ * corner. `onLayout` receives the tiles with their new places after a move made by hand, never
  * for the one-column layout of a narrow screen (which would overwrite the 12-column one).
  */
 export function dashboardGrid(host: HTMLElement, tiles: readonly Tile[], content: (tile: Tile, index: number) => HTMLElement, onLayout: (tiles: Tile[]) => void): DashboardGrid {
@@ -70,7 +70,9 @@ export function dashboardGrid(host: HTMLElement, tiles: readonly Tile[], content
     reported = text;
     onLayout(now);
   };
-  grid.on('change', report);
+  // Only the user's moves are saved: gridstack's 'change' also tells of what it does by itself (the
+  // twelve columns back after one, overlapping tiles drawn apart), which a reload must not save.
+  // A drag's stop comes with every tile in its final place, those it pushed too.
   grid.on('dragstop resizestop', report);
   // One column on a phone: nothing to arrange, and a touch should scroll the page.
   const fit = () => grid.setStatic(!wide());

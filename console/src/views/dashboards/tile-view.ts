@@ -2,13 +2,14 @@ import { h } from '../../dom';
 import type { JsonObject, Row, SavedInsight, TileAnswer } from '../../types';
 import { resultChart } from '../../ui/chart';
 import { planChart } from '../../ui/chart-data';
-import { cellText, formatCount } from '../../ui/format';
+import { cellText, formatCount, formatDate, periodTick } from '../../ui/format';
 import { notice } from '../../ui/notice';
 import { PALETTE, periodChart, type PeriodChartMode } from '../../ui/period-chart';
 import { sankeyDiagram } from '../../ui/sankey';
-import { eventOf, stepOf } from '../insights/paths';
+import { eventOf, stepHeading, stepOf } from '../insights/paths';
 import { notOver } from '../insights/retention';
-import { incompleteIndex, type Incomplete } from '../insights/types';
+import { conversionChart, timeToConvertChart } from '../insights/funnel-views';
+import { incompleteIndex, type FunnelTimeResult, type FunnelTrendResult, type Incomplete, type Interval } from '../insights/types';
 import { LIFECYCLE_COLOURS } from '../insights/stickiness';
 
 /**
@@ -98,11 +99,10 @@ const TILE_CHART_HEIGHT = 220;
 /** A period chart's plot in a tile: its legend (the hovered period's values) fits under it. */
 const TILE_PERIOD_HEIGHT = 185;
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** `2026-11-20` as `Nov 20`, `2026-11-20T13:00:00+01:00` as `Nov 20 13:00`: a bar's label. */
-function shortPeriod(label: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}:\d{2}))?/.exec(label);
-  return m ? `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}${m[4] ? ` ${m[4]}` : ''}` : label;
+/** The query's interval (periods' labels read as the builders write them), a day when it names none. */
+function intervalOf(query: JsonObject): Interval {
+  const interval = query.interval ?? query.period;
+  return interval === 'hour' || interval === 'week' || interval === 'month' ? interval : 'day';
 }
 
 /** The index in `labels` of the answer's first period not over when asked (docs/api/insights.md#incomplete-periods). */
@@ -110,7 +110,7 @@ const incompleteIn = (labels: readonly string[], result: unknown) => incompleteI
 
 const TREND_MODES: readonly PeriodChartMode[] = ['line', 'area', 'bar', 'stacked'];
 
-function trends(result: unknown, display: JsonObject | undefined): HTMLElement {
+function trends(result: unknown, display: JsonObject | undefined, query: JsonObject): HTMLElement {
   const series = resultsOf<Seriesish>(result);
   if (series.length === 0) return notice('empty', 'No data in this range');
   const chart = display?.chart ?? display?.type;
@@ -133,7 +133,7 @@ function trends(result: unknown, display: JsonObject | undefined): HTMLElement {
     })),
     mode,
     title: `Trends: ${shown.map(seriesName).join(', ')}`,
-    tick: shortPeriod,
+    tick: (l) => periodTick(l, intervalOf(query)),
     height: TILE_PERIOD_HEIGHT,
   });
 }
@@ -146,7 +146,7 @@ function stickiness(result: unknown, query: JsonObject): HTMLElement {
   return resultChart(columns, rows, { fill: true });
 }
 
-function lifecycle(result: unknown): HTMLElement {
+function lifecycle(result: unknown, query: JsonObject): HTMLElement {
   const series = resultsOf<Seriesish>(result);
   if (series.length === 0) return notice('empty', 'No data in this range');
   return periodChart({
@@ -154,7 +154,7 @@ function lifecycle(result: unknown): HTMLElement {
     series: series.map((s) => ({ label: s.label, values: s.data, colour: LIFECYCLE_COLOURS[s.label as keyof typeof LIFECYCLE_COLOURS], incompleteFrom: incompleteIn(s.labels, result) })),
     mode: 'stacked',
     title: 'Lifecycle: new, returning and resurrecting above the axis, dormant below, per period',
-    tick: shortPeriod,
+    tick: (l) => periodTick(l, intervalOf(query)),
     height: TILE_PERIOD_HEIGHT,
   });
 }
@@ -197,7 +197,7 @@ function funnels(result: unknown): HTMLElement {
   );
 }
 
-function retention(result: unknown): HTMLElement {
+function retention(result: unknown, query: JsonObject): HTMLElement {
   const rows = resultsOf<RetentionRow>(result);
   if (rows.length === 0) return notice('empty', 'No data in this range');
   const periods = Math.max(...rows.map((r) => r.values.length));
@@ -224,7 +224,7 @@ function retention(result: unknown): HTMLElement {
             'tr',
             {},
             broken ? h('td', {}, r.breakdownValue || '(none)') : null,
-            h('td', {}, r.cohort),
+            h('td', { title: formatDate(r.cohort) }, periodTick(r.cohort, intervalOf(query))),
             h('td', { 'data-value': r.size }, formatCount(r.size)),
             ...r.values.map((v, k) => {
               const share = r.size > 0 ? v / r.size : 0;
@@ -241,15 +241,22 @@ function retention(result: unknown): HTMLElement {
   );
 }
 
-/** Edges of a paths tile drawn at most, the largest: more make its labels overlap at a tile's height. */
-const TILE_PATH_EDGES = 12;
+/** Edges of a paths tile drawn at most, the largest: more make its nodes too thin to label at a tile's height. */
+const TILE_PATH_EDGES = 8;
 
 function paths(result: unknown): HTMLElement {
   const edges = resultsOf<Edge>(result);
   if (edges.length === 0) return notice('empty', 'No paths in this range');
   const largest = edges.toSorted((a, b) => b.value - a.value).slice(0, TILE_PATH_EDGES);
   const title = largest.length < edges.length ? `Paths: the ${largest.length} largest of ${edges.length} edges` : `Paths: ${edges.length} edges`;
-  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, format: formatCount, height: TILE_CHART_HEIGHT });
+  return sankeyDiagram(largest, { title, label: eventOf, column: (n) => stepOf(n) - 1, columnLabel: stepHeading, format: formatCount, height: TILE_CHART_HEIGHT, compact: true });
+}
+
+/** A funnel as its saved view draws it: its steps, its conversion over time or its time to convert. */
+function funnelTile(result: unknown, query: JsonObject): HTMLElement {
+  if (query.funnelVizType === 'trends') return conversionChart(resultsOf<FunnelTrendResult>(result)[0], query.interval as Interval | undefined, (result as Incomplete | undefined)?.incompleteFrom, TILE_PERIOD_HEIGHT);
+  if (query.funnelVizType === 'time_to_convert') return timeToConvertChart(resultsOf<FunnelTimeResult>(result)[0], TILE_PERIOD_HEIGHT - 24);
+  return funnels(result);
 }
 
 function sql(result: unknown): HTMLElement {
@@ -272,15 +279,15 @@ export function tileBody(answer: TileAnswer | undefined, insight: SavedInsight |
   const query = (insight?.query ?? {}) as JsonObject;
   switch (answer.kind) {
     case 'trends':
-      return trends(answer.result, insight?.display);
+      return trends(answer.result, insight?.display, query);
     case 'stickiness':
       return stickiness(answer.result, query);
     case 'lifecycle':
-      return lifecycle(answer.result);
+      return lifecycle(answer.result, query);
     case 'funnels':
-      return funnels(answer.result);
+      return funnelTile(answer.result, query);
     case 'retention':
-      return retention(answer.result);
+      return retention(answer.result, query);
     case 'paths':
       return paths(answer.result);
     case 'sql':

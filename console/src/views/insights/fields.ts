@@ -1,5 +1,5 @@
 import { h } from '../../dom';
-import { topValues, type Suggestions } from './suggestions';
+import { LABELS, topValues, type Suggestions } from './suggestions';
 import type { AggregateBy, Breakdown, CommonFields, EventMatch, Filter, Interval, Operator, PropertyFilter, Series, Source, TrendMath } from './types';
 import { INTERVALS, OPERATORS, PROPERTY_MATHS, TREND_MATHS } from './types';
 
@@ -380,7 +380,7 @@ export function aggregateField(query: CommonFields, ctx: FormContext): HTMLEleme
 
 /** The <datalist>s the page's inputs complete from. */
 export function datalists(s: Suggestions): HTMLElement[] {
-  const options = (values: readonly string[]) => values.map((v) => h('option', { value: v }));
+  const options = (values: readonly string[]) => values.map((v) => h('option', { value: v, ...(LABELS[v] ? { label: LABELS[v] } : {}) }));
   let zones: string[] = [];
   try {
     zones = (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');

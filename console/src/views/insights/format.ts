@@ -1,23 +1,8 @@
-import type { Interval } from './types';
-
 /** How the insights' numbers, periods and durations read. */
 
 const exact = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 export const formatNumber = (n: number) => exact.format(n);
 export const formatPercent = (fraction: number) => `${(fraction * 100).toFixed(fraction === 0 || fraction === 1 ? 0 : 1)}%`;
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const PERIOD = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/;
-
-/** A period's start under the axis: `21 Nov`, `Nov 2026` by the month, `21 Nov 14:00` by the hour. */
-export function periodTick(label: string, interval: Interval = 'day'): string {
-  const m = PERIOD.exec(label);
-  if (!m) return label;
-  const month = MONTHS[Number(m[2]) - 1] ?? m[2];
-  if (interval === 'month') return `${month} ${m[1]}`;
-  const day = `${Number(m[3])} ${month}`;
-  return m[4] ? `${day} ${m[4]}:${m[5]}` : day;
-}
 
 /** Seconds as a person reads them: `45 s`, `17 min`, `3.2 h`, `2.1 days`. */
 export function formatDuration(seconds: number | null): string {

@@ -6,7 +6,8 @@ import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventInput, field, filterList, numberInput, section, select, seriesList, timezoneField, type FormContext } from './fields';
 import { formatDuration, formatNumber, formatPercent, plural, swatch } from './format';
 import type { KindSpec } from './spec';
-import { WINDOW_UNITS, type FunnelResult, type FunnelsQuery, type WindowUnit } from './types';
+import { conversionChart, conversionSummary, conversionTable, timeToConvertChart, viewSection } from './funnel-views';
+import { WINDOW_UNITS, type FunnelResult, type FunnelsQuery, type FunnelTimeResult, type FunnelTrendResult, type Incomplete, type WindowUnit } from './types';
 
 function exclusions(q: FunnelsQuery, ctx: FormContext): HTMLElement {
   const list = (q.exclusions ??= []);
@@ -120,10 +121,12 @@ export const funnels: KindSpec<'funnels'> = {
       q.order = v;
       ctx.changed();
     });
-    return [
+    const sections = [
+      viewSection(q, ctx),
       section('Steps', seriesList(q.steps, ctx, { noun: 'Step', min: 2, max: 10, numbered: true }, 'steps')),
       section('Filters', h('div', { 'data-scope': 'filters' }, filterList((q.filters ??= []), ctx))),
-      section('Breakdown', breakdownField(q, ctx)),
+      // The other views are one series each.
+      (q.funnelVizType ?? 'steps') === 'steps' ? section('Breakdown', breakdownField(q, ctx)) : null,
       section('Date range', dateRange(q, ctx), timezoneField(q, ctx)),
       section(
         'Options',
@@ -133,10 +136,18 @@ export const funnels: KindSpec<'funnels'> = {
         exclusions(q, ctx),
       ),
     ];
+    return sections.filter((s) => s !== null);
   },
   render(answer, query) {
-    const results = answer.results;
     const noun = query.aggregateBy === 'group' ? 'group' : 'person';
+    if (query.funnelVizType === 'trends') {
+      const { results, incompleteFrom } = answer as { results: FunnelTrendResult[] } & Incomplete;
+      const result = results[0];
+      if (!result || result.entered.every((n) => n === 0)) return conversionChart(result, query.interval, incompleteFrom);
+      return h('div', { class: 'insight-output' }, conversionSummary(result), conversionChart(result, query.interval, incompleteFrom), conversionTable(result, query.interval, `${noun}s`));
+    }
+    if (query.funnelVizType === 'time_to_convert') return h('div', { class: 'insight-output' }, timeToConvertChart((answer.results as FunnelTimeResult[])[0]));
+    const results = answer.results as FunnelResult[];
     if (results.length === 0 || results.every((r) => (r.steps[0]?.count ?? 0) === 0)) return notice('empty', 'Nobody entered this funnel', 'No one did the first step in this range.');
     if (results.length === 1 && results[0]!.breakdownValue === undefined) return h('div', { class: 'insight-output' }, funnel(results[0]!, query, noun, PALETTE[0]!));
     return h(

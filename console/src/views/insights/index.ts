@@ -134,7 +134,7 @@ export function insightsView(root: HTMLElement): () => void {
   async function ask(force = false): Promise<void> {
     if (!state || stopped) return;
     const body = cleanQuery(kind, state.query);
-    const why = missing(kind, body);
+    const why = missing(kind, body, suggestions.known);
     if (why) {
       asked?.abort();
       answer = undefined;

@@ -9,6 +9,8 @@ import type { KindSpec } from './spec';
 /** A path node's step (`<step>_<event>`, from 1) and event. */
 export const stepOf = (node: string) => Number(/^(\d+)_/.exec(node)?.[1] ?? 1);
 export const eventOf = (node: string) => node.replace(/^\d+_/, '');
+/** A column's heading: its step, as the API numbers them (from 1). */
+export const stepHeading = (column: number) => `Step ${column + 1}`;
 const list = (text: string) => text.split(',').map((e) => e.trim()).filter(Boolean);
 
 export const paths: KindSpec<'paths'> = {
@@ -48,6 +50,7 @@ export const paths: KindSpec<'paths'> = {
       title: `Paths ${query.start ? `from ${query.start}` : ''}${query.end ? ` to ${query.end}` : ''}: ${edges.length} edges`,
       label: eventOf,
       column: (n) => stepOf(n) - 1,
+      columnLabel: stepHeading,
       format: formatNumber,
     });
     const details = h(

@@ -4,7 +4,8 @@ import { notice } from '../../ui/notice';
 import { breakdownValueNode } from '../groups/links';
 import { showActors } from './actors';
 import { aggregateField, breakdownField, dateRange, eventMatch, field, filterList, numberInput, section, select, timezoneField } from './fields';
-import { formatNumber, formatPercent, periodTick } from './format';
+import { formatNumber, formatPercent } from './format';
+import { periodTick } from '../../ui/format';
 import type { KindSpec } from './spec';
 import { incompleteIndex, type RetentionQuery, type RetentionRow } from './types';
 

@@ -1,5 +1,6 @@
 import type { AnyQuery, Display, Filter, Kind, PropertyFilter, QueryOf, Series, TrendChart } from './types';
 import { KINDS, PROPERTY_MATHS, TREND_CHARTS } from './types';
+import { SPECIAL_EVENTS } from './suggestions';
 
 /**
  * An insight as the builder holds it: its kind, its query (the request body, possibly with
@@ -152,6 +153,12 @@ export function cleanQuery(kind: Kind, query: AnyQuery): AnyQuery {
     if (kept.length > 0) any.exclusions = kept;
     else delete any.exclusions;
   }
+  if (kind === 'funnels' && Array.isArray(any.steps)) {
+    // Steps removed since the view's steps were chosen: back to the defaults (first and last).
+    const last = any.steps.length - 1;
+    if ((any.funnelToStep ?? last) > last) delete any.funnelToStep;
+    if ((any.funnelFromStep ?? 0) >= (any.funnelToStep ?? last)) delete any.funnelFromStep;
+  }
   for (const key of ['include', 'exclude'] as const) {
     if (!(key in q)) continue;
     const list = ((q as Record<string, unknown>)[key] as string[] | undefined)?.map((e) => e.trim()).filter(Boolean) ?? [];
@@ -163,13 +170,16 @@ export function cleanQuery(kind: Kind, query: AnyQuery): AnyQuery {
 }
 
 /** Why a (cleaned) query cannot be asked yet, or undefined when it can. */
-export function missing(kind: Kind, query: AnyQuery): string | undefined {
+export function missing(kind: Kind, query: AnyQuery, known?: ReadonlySet<string>): string | undefined {
   const q = query as Partial<QueryOf[Kind]> & Record<string, unknown>;
   const events: Series[] =
     kind === 'funnels' ? ((q.steps as Series[]) ?? []) : kind === 'retention' ? [q.startEvent as Series, q.returnEvent as Series].filter(Boolean) : kind === 'paths' ? [] : ((q.series as Series[]) ?? []);
   if (kind === 'funnels' && events.length < 2) return 'A funnel needs at least two steps.';
   if (kind !== 'paths' && events.length === 0) return 'Add a series.';
   if (events.some((s) => !s?.event)) return 'Pick an event for every series and step.';
+  // A name the workspace never received (often one typed halfway) would answer zeros, silently.
+  const unknown = known && events.find((s) => !SPECIAL_EVENTS.includes(s.event) && !known.has(s.event));
+  if (unknown) return `No event named “${unknown.event}” in this workspace: pick one of its events from the list.`;
   if (kind === 'trends' && (q.series as Series[]).some((s) => s.math && PROPERTY_MATHS.includes(s.math) && !s.property))
     return 'Name the numeric property of each sum, average, minimum, maximum, median or percentile.';
   return undefined;

@@ -3,7 +3,7 @@ import { PALETTE, periodChart } from '../../ui/period-chart';
 import { notice } from '../../ui/notice';
 import { showActors } from './actors';
 import { aggregateField, dateRange, filterList, intervalField, letter, section, seriesList, timezoneField } from './fields';
-import { periodTick } from './format';
+import { periodTick } from '../../ui/format';
 import type { KindSpec } from './spec';
 import { incompleteIndex } from './types';
 

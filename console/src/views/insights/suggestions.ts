@@ -1,6 +1,6 @@
 import { api } from '../../api';
 import { session } from '../../session';
-import type { QueriesResult } from '../../types';
+import type { Page, QueriesResult } from '../../types';
 import type { Source } from './types';
 
 /**
@@ -12,6 +12,50 @@ export interface Suggestions {
   events: string[];
   eventProperties: string[];
   personProperties: string[];
+  /**
+   * Every event name the workspace has received (hidden ones too), from the catalog: a name
+   * outside it is not asked for (it would answer zeros). Undefined while unknown (the catalog
+   * unread, or longer than one page).
+   */
+  known?: ReadonlySet<string>;
+}
+
+/** Readable names of the suggestions that are paths (the datalists show them beside the path). */
+export const LABELS: Record<string, string> = {
+  'context.source': 'Source',
+  'context.page.referrer': 'Referrer',
+  'context.location.country': 'Country',
+  'context.browser.name': 'Browser',
+  'context.os.name': 'OS',
+  'context.device.type': 'Device type',
+  'context.campaign.source': 'UTM source',
+  'context.campaign.medium': 'UTM medium',
+  'context.campaign.name': 'UTM campaign',
+  'context.campaign.term': 'UTM term',
+  'context.campaign.content': 'UTM content',
+  $initial_source: 'First source',
+  $initial_referrer: 'First referrer',
+  $initial_referring_domain: 'First referring domain',
+  $initial_utm_source: 'First UTM source',
+  $initial_utm_medium: 'First UTM medium',
+  $initial_utm_campaign: 'First UTM campaign',
+  $initial_pathname: 'First page',
+  $initial_country: 'First country',
+  $initial_browser: 'First browser',
+  $initial_os: 'First OS',
+  $initial_device: 'First device type',
+};
+/** What the enrichment adds to an event's context (docs/api/events.md#enrichment), as an event property path. */
+const ENRICHED = Object.keys(LABELS).filter((k) => k.startsWith('context.'));
+/** A person's first touch (CONTRACT section 13, docs/api/persons.md). */
+const FIRST_TOUCH = Object.keys(LABELS).filter((k) => k.startsWith('$initial_'));
+/** Catalog entries read in one page at most (the API's limit). */
+const CATALOG_PAGE = 1000;
+
+interface CatalogItem {
+  name: string;
+  source?: string;
+  hidden: boolean;
 }
 
 /** Names every insight takes besides the workspace's events. */
@@ -36,22 +80,36 @@ export function loadSuggestions(): Promise<Suggestions> {
   const workspaceId = session()?.identity.workspace.workspaceId ?? '';
   if (cached && cached.workspaceId === workspaceId && Date.now() - cached.at < TTL_MS) return cached.value;
   valueCache.clear();
+  const catalog = <T>(path: string) => api<Page<T>>('GET', `${path}?limit=${CATALOG_PAGE}`).catch(() => undefined);
   const value = api<QueriesResult>('POST', '/queries', { queries: [EVENTS_SQL, EVENT_KEYS_SQL] }).then(async (answer) => {
     // The persons view is asked on its own: a workspace without it still gets event suggestions.
-    const persons = await api<QueriesResult>('POST', '/queries', { queries: [PERSON_KEYS_SQL] }).then(
-      (a) => column(a, 0, 'key'),
-      () => [] as string[],
-    );
+    const [persons, events, properties] = await Promise.all([
+      api<QueriesResult>('POST', '/queries', { queries: [PERSON_KEYS_SQL] }).then(
+        (a) => column(a, 0, 'key'),
+        () => [] as string[],
+      ),
+      catalog<CatalogItem>('/catalog/events'),
+      catalog<CatalogItem>('/catalog/properties'),
+    ]);
+    // Curated as hidden in the catalog: left out of the pickers (still usable when typed).
+    const hidden = new Set((properties?.results ?? []).filter((p) => p.hidden && p.source !== 'traits').map((p) => (p.source === 'context' ? `context.${p.name}` : p.name)));
+    const hiddenTraits = new Set((properties?.results ?? []).filter((p) => p.hidden && p.source === 'traits').map((p) => p.name));
+    const hiddenEvents = new Set((events?.results ?? []).filter((e) => e.hidden).map((e) => e.name));
+    const whole = events && events.total <= events.results.length;
     return {
-      events: column(answer, 0, 'event'),
-      eventProperties: [...column(answer, 1, 'key'), ...EVENT_COLUMNS],
-      personProperties: [...persons, ...PERSON_COLUMNS],
+      events: column(answer, 0, 'event').filter((e) => !hiddenEvents.has(e)),
+      eventProperties: unique([...ENRICHED, ...column(answer, 1, 'key'), ...EVENT_COLUMNS]).filter((p) => !hidden.has(p)),
+      personProperties: unique([...FIRST_TOUCH, ...persons, ...PERSON_COLUMNS]).filter((p) => !hiddenTraits.has(p)),
+      // With the names of recent events, which may be newer than the catalog's last record.
+      ...(whole ? { known: new Set([...events.results.map((e) => e.name), ...column(answer, 0, 'event')]) } : {}),
     };
   });
   cached = { workspaceId, at: Date.now(), value };
   value.catch(() => (cached = undefined));
   return value;
 }
+
+const unique = (names: string[]) => [...new Set(names)];
 
 /** A ClickHouse string literal of any text. */
 export function literal(text: string): string {

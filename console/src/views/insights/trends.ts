@@ -4,7 +4,8 @@ import { notice } from '../../ui/notice';
 import { breakdownValueNode } from '../groups/links';
 import { showActors } from './actors';
 import { breakdownField, dateRange, field, filterList, intervalField, letter, section, seriesList, textInput, timezoneField } from './fields';
-import { formatNumber, periodTick, swatch } from './format';
+import { formatNumber, swatch } from './format';
+import { periodTick } from '../../ui/format';
 import type { KindSpec } from './spec';
 import { incompleteIndex, TREND_CHARTS, type TrendChart, type TrendResult, type TrendsQuery } from './types';
 

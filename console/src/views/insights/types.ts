@@ -71,7 +71,14 @@ export interface FunnelsQuery extends CommonFields {
   window?: { value: number; unit: WindowUnit };
   order?: 'ordered' | 'strict' | 'unordered';
   exclusions?: Array<{ event: string; fromStep: number; toStep: number }>;
+  funnelVizType?: FunnelView;
+  funnelFromStep?: number;
+  funnelToStep?: number;
+  binCount?: number;
 }
+/** A funnel's views, as PostHog names them (docs/api/insights.md#other-views-of-a-funnel). */
+export const FUNNEL_VIEWS = ['steps', 'trends', 'time_to_convert'] as const;
+export type FunnelView = (typeof FUNNEL_VIEWS)[number];
 export interface RetentionQuery extends CommonFields {
   startEvent: EventMatch;
   returnEvent: EventMatch;
@@ -125,6 +132,19 @@ export interface FunnelResult {
   breakdownValue?: string;
   steps: FunnelStep[];
 }
+export interface FunnelTrendResult {
+  labels: string[];
+  entered: number[];
+  completed: number[];
+  conversionRate: number[];
+}
+export interface FunnelTimeResult {
+  conversions: number;
+  averageSeconds: number | null;
+  medianSeconds: number | null;
+  binWidthSeconds: number | null;
+  bins: Array<{ fromSeconds: number; count: number }>;
+}
 export interface RetentionRow {
   breakdownValue?: string;
   cohort: string;
@@ -155,7 +175,8 @@ export interface Incomplete {
 
 export interface AnswerOf {
   trends: { results: TrendResult[] } & Incomplete;
-  funnels: { results: FunnelResult[] };
+  /** By the query's `funnelVizType`: steps (the default), trends or time to convert. */
+  funnels: { results: FunnelResult[] } | ({ results: FunnelTrendResult[] } & Incomplete) | { results: FunnelTimeResult[] };
   retention: { results: RetentionRow[] } & Incomplete;
   paths: { results: PathEdge[] };
   stickiness: { results: StickinessResult[] } & Incomplete;

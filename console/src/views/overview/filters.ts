@@ -1,5 +1,6 @@
 import { h } from '../../dom';
-import { countryName, flag } from './format';
+import { flagImage } from './flags';
+import { countryName } from './format';
 import type { StatsFilter } from './query';
 
 /** The dimensions the panels break visits down by, with how a value of each reads. */
@@ -15,6 +16,7 @@ export const DIMENSIONS = {
   'visit:browser': { label: 'Browser', empty: 'Unknown' },
   'visit:os': { label: 'Operating system', empty: 'Unknown' },
   'visit:device': { label: 'Device', empty: 'Unknown' },
+  'event:goal': { label: 'Goal', empty: '(none)' },
 } as const;
 export type Dimension = keyof typeof DIMENSIONS;
 export const isDimension = (d: string): d is Dimension => Object.hasOwn(DIMENSIONS, d);
@@ -25,12 +27,18 @@ export interface Filter {
   value: string;
 }
 
-/** A value as it reads in a row or a chip: a country with its flag and name. */
+/** A value as it reads in a row or a chip: a country by its name. */
 export function valueText(dimension: Dimension, value: string): string {
   if (value === '') return DIMENSIONS[dimension].empty;
-  if (dimension === 'visit:country') return `${flag(value)} ${countryName(value)}`.trim();
+  if (dimension === 'visit:country') return countryName(value);
   if (dimension === 'visit:device') return value.charAt(0).toUpperCase() + value.slice(1);
   return value;
+}
+
+/** A value as a row, a chip or the details show it: a country with its flag before its name. */
+export function valueLabel(dimension: Dimension, value: string): HTMLElement {
+  const flag = dimension === 'visit:country' ? flagImage(value) : null;
+  return h('span', { class: 'ov-value' }, flag, valueText(dimension, value));
 }
 
 /** The filters in the API's form, every one of them to hold. */
@@ -65,7 +73,7 @@ export function filterChips(filters: readonly Filter[], onRemove: (f: Filter | '
         'span',
         { class: 'ov-chip', role: 'listitem', 'data-dimension': f.dimension, 'data-value': f.value },
         h('span', { class: 'muted' }, `${DIMENSIONS[f.dimension].label} is`),
-        h('strong', {}, valueText(f.dimension, f.value)),
+        h('strong', {}, valueLabel(f.dimension, f.value)),
         remove,
       ),
     );

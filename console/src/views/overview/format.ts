@@ -1,6 +1,6 @@
 import type { Metric } from './query';
 
-/** How the overview's numbers read: `1.2k`, `2m 05s`, `41%`, a country as its flag and name. */
+/** How the overview's numbers read: `1.2k`, `2m 05s`, `41%`, a country by its name. */
 
 const whole = new Intl.NumberFormat('en');
 
@@ -48,12 +48,6 @@ export const METRIC_LABELS: Record<Metric, string> = {
   bounce_rate: 'Bounce rate',
   visit_duration: 'Visit duration',
 };
-
-/** The flag of an ISO 3166 alpha-2 code, from its two regional indicator letters. */
-export function flag(code: string): string {
-  if (!/^[A-Za-z]{2}$/.test(code)) return '';
-  return String.fromCodePoint(...[...code.toUpperCase()].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-}
 
 let regions: Intl.DisplayNames | undefined;
 /** `Germany` for `DE`; the code itself when the browser has no name for it. */

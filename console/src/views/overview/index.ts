@@ -9,9 +9,10 @@ import { notOverFrom, overviewChart, seriesOf, timeDimension } from './chart';
 import { filterChips, filterParams, filtersFromParams, toStatsFilters, withFilter, type Dimension, type Filter } from './filters';
 import { liveVisitors } from './live';
 import { numbersRow, type Values } from './numbers';
-import { PANEL_ROWS, PANELS, panel, type PanelHandle } from './panels';
+import type { PanelRequest } from './columns';
+import { PANELS, panel, type PanelHandle } from './panels';
 import { dateRangeOf, describeRange, isDate, PERIODS, previousOf, rangeOf, resolvedBy, type PeriodId, type Range } from './period';
-import { METRICS, stats, type Metric, type StatsAnswer, type StatsRequest } from './query';
+import { METRICS, stats, type Metric, type StatsAnswer, type StatsFilter, type StatsRequest } from './query';
 
 const isPeriod = (p: string | null): p is PeriodId => PERIODS.some((x) => x.id === p);
 const isMetric = (m: string | null): m is Metric => (METRICS as readonly string[]).includes(m ?? '');
@@ -90,9 +91,11 @@ export function overviewView(root: HTMLElement): () => void {
 
   /** The numbers of a range, as the API answers them, and the range it says it counted. */
   const totals = async (r: Range, signal: AbortSignal): Promise<{ values: Values; resolved: Range }> => {
-    const answer = await ask({ metrics: METRICS, date_range: dateRangeOf(r), filters: toStatsFilters(state.filters) }, signal);
+    // With a page filter the API has no views per visit (as Plausible): not asked, shown as none.
+    const metrics = state.filters.some((f) => f.dimension === 'event:page') ? METRICS.filter((m) => m !== 'views_per_visit') : METRICS;
+    const answer = await ask({ metrics, date_range: dateRangeOf(r), filters: toStatsFilters(state.filters) }, signal);
     const row = answer.results[0];
-    return { values: Object.fromEntries(METRICS.map((m, i) => [m, row ? (row.metrics[i] ?? null) : 0])), resolved: resolvedBy(r, answer.query?.date_range) };
+    return { values: Object.fromEntries(metrics.map((m, i) => [m, row ? (row.metrics[i] ?? null) : 0])), resolved: resolvedBy(r, answer.query?.date_range) };
   };
   const overTime = (r: Range, signal: AbortSignal): Promise<StatsAnswer> =>
     ask({ metrics: [state.metric], date_range: dateRangeOf(r), dimensions: [timeDimension(r)], filters: toStatsFilters(state.filters), include: { time_labels: true, partial_time_labels: true, present_index: true } }, signal);
@@ -219,6 +222,17 @@ export function overviewView(root: HTMLElement): () => void {
     }, (err) => void (gone() || failed(err)));
   };
 
+  /** A panel's rows as the Stats API is asked for them: ranked by the first number, the screen's filters held. */
+  const panelQuery = (p: PanelRequest): Omit<StatsRequest, 'site_id'> => ({
+    metrics: p.metrics,
+    date_range: dateRangeOf(range()),
+    dimensions: [p.dimension],
+    filters: [...toStatsFilters(state.filters), ...(p.search ? [['contains', p.dimension, [p.search], { case_sensitive: false }] as StatsFilter] : [])],
+    order_by: [[p.metrics[0]!, 'desc']],
+    pagination: { limit: p.limit, ...(p.offset ? { offset: p.offset } : {}) },
+    ...(p.totalRows ? { include: { total_rows: true } } : {}),
+  });
+
   const pick = (dimension: Dimension, value: string) => {
     state.filters = withFilter(state.filters, { dimension, value });
     reload();
@@ -233,8 +247,7 @@ export function overviewView(root: HTMLElement): () => void {
       panel(
         spec,
         chosenTabs.get(spec.id) ?? spec.tabs[0]!.dimension,
-        (dimension, signal) =>
-          ask({ metrics: ['visitors'], date_range: dateRangeOf(range()), dimensions: [dimension], filters: toStatsFilters(state.filters), order_by: [['visitors', 'desc']], pagination: { limit: PANEL_ROWS } }, signal),
+        (request, signal) => ask(panelQuery(request), signal),
         pick,
         (dimension) => chosenTabs.set(spec.id, dimension),
       ),

@@ -19,6 +19,18 @@ export function change(metric: Metric, now: number | null | undefined, before: n
   return { text: `${arrow}${Math.abs(rounded)}${unit}`, direction, good: metric === 'bounce_rate' ? rounded <= 0 : rounded >= 0 };
 }
 
+/** Rates and means, which a period without visits has none of (its 0% bounce rate is no rate). */
+const PER_VISIT: ReadonlySet<Metric> = new Set(['views_per_visit', 'bounce_rate', 'visit_duration']);
+
+/**
+ * The previous period's value of a metric to compare with: none for a rate or mean when that
+ * period had no visits (else a bounce rate reads "↑38 pts vs 0%"; counts read "new").
+ */
+export function previousValue(metric: Metric, previous: Values | undefined): number | null | undefined {
+  if (!previous) return undefined;
+  return PER_VISIT.has(metric) && !previous.visits ? undefined : previous[metric];
+}
+
 /**
  * The six numbers of the period, each with the previous period's beside it; the one chosen is
  * what the chart draws, and a click chooses another.
@@ -27,7 +39,7 @@ export function numbersRow(current: Values, previous: Values | undefined, chosen
   const row = h('div', { class: 'ov-numbers', role: 'tablist', 'aria-label': 'Metrics' });
   for (const metric of METRICS) {
     const now = current[metric];
-    const before = previous?.[metric];
+    const before = previousValue(metric, previous);
     const c = change(metric, now, before);
     const button = h(
       'button',
@@ -46,7 +58,7 @@ export function numbersRow(current: Values, previous: Values | undefined, chosen
         'span',
         { class: 'ov-number-compare' },
         c ? h('span', { class: `ov-change ov-change-${c.direction === 'flat' ? 'flat' : c.good ? 'good' : 'bad'}`, 'data-direction': c.direction }, c.text) : null,
-        h('span', { class: 'muted ov-number-previous', title: 'The previous period' }, previous ? `vs ${metricValue(metric, before)}` : ''),
+        h('span', { class: 'muted ov-number-previous', title: 'The previous period' }, previous && before !== undefined ? `vs ${metricValue(metric, before)}` : ''),
       ),
     );
     button.addEventListener('click', () => onChoose(metric));

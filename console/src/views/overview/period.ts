@@ -1,7 +1,8 @@
 /**
- * The date ranges of the picker. Each is asked by Plausible's own shortcut (`7d`: the seven whole
- * days ending yesterday, `6mo`: the six whole months ending last month, `month`: this whole month,
- * `day`: today so far), so the screen means what the API means; the period before it, of the same
+ * The date ranges of the picker. Most are asked by Plausible's own shortcut (`7d`: the seven whole
+ * days ending yesterday, `month`: this whole month, `day`: today so far), so the screen means what
+ * the API means; the last 6 and 12 months are the months up to this one (its days to come counting
+ * nothing), asked as a pair of dates; the period before it, of the same
  * length, is asked as a pair of ISO dates at the same time (from the days worked out here, and
  * again from the ones the API says it counted, should they differ).
  */
@@ -58,10 +59,12 @@ export function rangeOf(period: PeriodId, custom: { from?: string; to?: string }
       return { from: addDays(today, -30), to: addDays(today, -1), interval: 'day', shortcut: '30d' };
     case 'month':
       return { from: monthStart(today), to: monthEnd(today), interval: 'day', shortcut: 'month' };
+    // The months up to this one, asked as dates: Plausible's `6mo` and `12mo` end with last month,
+    // which on a site a few weeks old answers no visits at all.
     case '6mo':
-      return { from: monthStart(today, -6), to: monthEnd(today, -1), interval: 'month', shortcut: '6mo' };
+      return { from: monthStart(today, -5), to: monthEnd(today), interval: 'month' };
     case '12mo':
-      return { from: monthStart(today, -12), to: monthEnd(today, -1), interval: 'month', shortcut: '12mo' };
+      return { from: monthStart(today, -11), to: monthEnd(today), interval: 'month' };
     case 'custom': {
       let from = isDate(custom.from) ? custom.from : addDays(today, -6);
       let to = isDate(custom.to) ? custom.to : today;

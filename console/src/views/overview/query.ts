@@ -9,8 +9,8 @@ import { session } from '../../session';
 export const METRICS = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'] as const;
 export type Metric = (typeof METRICS)[number];
 
-/** A filter in the API's array form: `["is", "visit:country", ["DE"]]`. */
-export type StatsFilter = ['is', string, string[]];
+/** A filter in the API's array form: `["is", "visit:country", ["DE"]]`; a search is `contains`, any case. */
+export type StatsFilter = ['is', string, string[]] | ['contains', string, string[], { case_sensitive: boolean }];
 
 export interface StatsRequest {
   site_id: string;
