@@ -7,7 +7,8 @@ import { sendEvents, startTestService, type TestService } from '../helpers/test-
 
 /**
  * Data management in Chromium: the catalog's events and properties as the API lists them, a
- * property sent with two types marked, and the curated fields saved from the dialog. Screenshots
+ * property sent with two types marked, the curated fields saved from the dialog, a tracking plan
+ * saved from the editor, its violations and quarantine, and a replay. Screenshots
  * at 1440x900 and phone size, light and dark (docs/console.md).
  */
 declare const document: any;
@@ -97,8 +98,68 @@ describeInChromium('data management in Chromium', () => {
     expect((await catalog('properties')).find((p) => p.name === 'revenue').hidden).toBe(true);
   });
 
+  const PLAN = {
+    events: {
+      'Order Completed': {
+        type: 'object',
+        properties: { plan: { type: 'string', enum: ['free', 'pro', 'team'] }, revenue: { type: 'number' }, coupon: { type: 'string', pattern: '^[A-Z]{4}$' } },
+        required: ['plan', 'revenue'],
+      },
+    },
+  };
+
+  test('a plan pasted in the editor is saved as a version, and shown as rules per event', async () => {
+    await moves.go('data/plan');
+    await moves.waitForText('.result-summary', 'No plan saved yet');
+    await page.$eval('textarea[name="plan"]', (t: any, text: string) => (t.value = text), JSON.stringify(PLAN, null, 2));
+    await page.select('select[name="mode"]', 'quarantine');
+    await moves.press('Save as a new version');
+    await moves.waitForText('.result-summary', 'Version 1');
+    const saved = (await (await svc.request('GET', '/tracking-plan', { key: svc.privateKey })).json()) as any;
+    expect([saved.version, saved.mode, saved.plan]).toEqual([1, 'quarantine', PLAN]);
+    const rules = await page.$$eval('.plan-event[data-event="Order Completed"] tbody tr', (trs: any[]) => trs.map((tr) => [...tr.children].map((td: any) => td.textContent)));
+    expect(rules).toEqual([
+      ['plan', 'string, one of "free" "pro" "team"', 'required'],
+      ['revenue', 'number', 'required'],
+      ['coupon', 'string, matching ^[A-Z]{4}$', 'optional'],
+    ]);
+    await moves.shot('data-plan');
+  });
+
+  test('a plan the service refuses shows each problem at its place, and changes nothing', async () => {
+    await page.$eval('textarea[name="plan"]', (t: any) => (t.value = JSON.stringify({ events: { Broken: 'not a schema' } })));
+    await moves.press('Save as a new version');
+    await moves.waitForText('.notice-error', 'The plan was not saved');
+    expect(await page.$eval('.plan-problems', (ul: any) => ul.textContent)).toContain('/plan/events/Broken');
+    expect(((await (await svc.request('GET', '/tracking-plan', { key: svc.privateKey })).json()) as any).version).toBe(1);
+  });
+
+  test('violations by event and by property as the API counts them; quarantined events listed, then replayed once the plan is fixed', async () => {
+    await sendEvents(svc, [
+      { type: 'track', event: 'Order Completed', userId: 'q1', properties: { plan: 'gold', revenue: 10 } },
+      { type: 'track', event: 'Order Completed', userId: 'q2', properties: { plan: 'pro', revenue: '10' } },
+      { type: 'track', event: 'Order Completed', userId: 'q3', properties: { plan: 'pro', revenue: 5, coupon: 'x1' } },
+      { type: 'track', event: 'Order Completed', userId: 'q4', properties: { revenue: 5 } },
+    ]);
+    const counted = ((await (await svc.request('GET', '/violations', { key: svc.privateKey })).json()) as any).results as any[];
+    expect(counted.length).toBe(4);
+    await moves.go('data/violations');
+    await page.waitForSelector('.violations-table tbody tr');
+    const shown = await page.$$eval('.violations-table tbody tr', (trs: any[]) => trs.map((tr) => [tr.dataset.event, tr.dataset.path]));
+    expect(shown).toEqual(counted.map((v) => [v.event, v.path]));
+    expect(await page.$eval('.violations-by-event tr[data-key="Order Completed"]', (tr: any) => tr.lastChild.textContent)).toBe(String(counted.reduce((n, v) => n + v.count, 0)));
+    await moves.waitForText('.quarantine h2', 'Quarantine (4)');
+    await moves.shot('data-violations');
+    const relaxed = { events: { 'Order Completed': { type: 'object', properties: { revenue: { type: 'number' } } } } };
+    expect((await svc.request('PUT', '/tracking-plan', { key: svc.privateKey, body: { format: 'native', plan: relaxed, mode: 'quarantine' } })).status).toBe(200);
+    await moves.press('Replay against the current plan');
+    await moves.waitForText('.notice-info', '3 now keep the plan');
+    await moves.waitForText('.quarantine h2', 'Quarantine (1)');
+    const stored = ((await (await svc.request('GET', '/events?event=Order%20Completed&limit=1000', { key: svc.privateKey })).json()) as any).results.map((e: any) => e.userId);
+    expect(stored.filter((u: string) => u.startsWith('q')).sort()).toEqual(['q1', 'q3', 'q4']);
+  });
+
   test('dark and phone size', async () => {
-    await page.select('select[name="hidden"]', '');
     await moves.go('data/properties');
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
     await page.waitForSelector('.catalog-properties tr[data-name="revenue"]');
@@ -109,6 +170,9 @@ describeInChromium('data management in Chromium', () => {
     await moves.shot('data-events-phone-dark');
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     await moves.shot('data-events-phone');
+    await moves.go('data/violations');
+    await page.waitForSelector('.violations-table tbody tr');
+    await moves.shot('data-violations-phone');
     expect(faults).toEqual({ blocked: [], errors: [] });
   });
 });

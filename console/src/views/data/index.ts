@@ -1,14 +1,18 @@
 import './data.css';
 import { h } from '../../dom';
 import { currentRoute, hashOf } from '../../ui/hash';
-import { type CatalogKind, catalogList } from './catalog';
+import { catalogList } from './catalog';
+import { planView } from './plan';
+import { violationsView } from './violations';
 
-const TABS: Array<{ path: CatalogKind; label: string }> = [
-  { path: 'events', label: 'Events' },
-  { path: 'properties', label: 'Properties' },
+const TABS: Array<{ path: string; label: string; view: (root: HTMLElement, params: URLSearchParams) => () => void }> = [
+  { path: 'events', label: 'Events', view: (root, params) => catalogList(root, 'events', params) },
+  { path: 'properties', label: 'Properties', view: (root, params) => catalogList(root, 'properties', params) },
+  { path: 'plan', label: 'Tracking plan', view: planView },
+  { path: 'violations', label: 'Violations', view: violationsView },
 ];
 
-/** `#/data/<tab>`: the workspace's data management: its catalog of events and properties. */
+/** `#/data/<tab>`: the workspace's data management: its catalog, its tracking plan and what breaks it. */
 export function dataView(root: HTMLElement): () => void {
   const route = currentRoute();
   const tab = TABS.find((t) => t.path === route.rest[0]) ?? TABS[0]!;
@@ -22,5 +26,5 @@ export function dataView(root: HTMLElement): () => void {
   );
   const body = h('section', {});
   root.append(body);
-  return catalogList(body, tab.path, route.params);
+  return tab.view(body, route.params);
 }
