@@ -85,6 +85,35 @@ describeInChromium('data management in Chromium', () => {
     expect(await page.$eval('.catalog-events tr[data-name="Signed Up"]', (tr: any) => tr.textContent)).toContain('verified');
   });
 
+  test("the insight builder's filters use the catalog: a property's types and description beside its name, its types deciding the operators", async () => {
+    const patched = await svc.request('PATCH', '/catalog/properties/revenue', { key: svc.privateKey, body: { description: 'Order value in USD' } });
+    expect(patched.status).toBe(200);
+    await moves.go('insights/trends');
+    await page.waitForSelector('[data-scope="filters"] .add-filter');
+    await page.waitForFunction(() => document.querySelector('#insight-props-event option[value="revenue"]')?.label);
+    expect(await page.$eval('#insight-props-event option[value="revenue"]', (o: any) => o.label)).toBe('number · Order value in USD');
+    expect(await page.$eval('#insight-props-event option[value="plan"]', (o: any) => o.label)).toBe('string or number');
+    await page.locator('[data-scope="filters"] .add-filter').click();
+    const operatorsOf = async (property: string) => {
+      await page.$eval('[data-scope="filters"] .f-property', (input: any, p: string) => {
+        input.value = p;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      }, property);
+      return page.$$eval('[data-scope="filters"] .f-operator option', (os: any[]) => os.map((o) => o.value));
+    };
+    const numeric = await operatorsOf('revenue');
+    expect(numeric).toContain('gt');
+    expect(numeric).not.toContain('contains');
+    expect(numeric).not.toContain('regex');
+    const mixed = await operatorsOf('plan');
+    expect(mixed).toContain('gt');
+    expect(mixed).toContain('contains');
+    const text = await operatorsOf('path');
+    expect(text).toContain('contains');
+    expect(text).not.toContain('gt');
+  });
+
   test('hiding a property takes it out of "Shown only"', async () => {
     await moves.go('data/properties');
     await page.waitForSelector('.catalog-properties tr[data-name="revenue"] button');

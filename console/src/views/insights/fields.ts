@@ -1,5 +1,6 @@
 import { h } from '../../dom';
-import { LABELS, topValues, type Suggestions } from './suggestions';
+import { operatorsFor } from './operators';
+import { LABELS, topValues, type Described, type Suggestions } from './suggestions';
 import type { AggregateBy, Breakdown, CommonFields, EventMatch, Filter, Interval, Operator, PropertyFilter, Series, Source, TrendMath } from './types';
 import { INTERVALS, OPERATORS, PROPERTY_MATHS, TREND_MATHS } from './types';
 
@@ -94,6 +95,7 @@ function filterRow(filter: PropertyFilter, ctx: FormContext, remove: () => void,
   const source = select(filter.source ?? 'event', SOURCE_LABELS, (v) => {
     filter.source = v;
     property.setAttribute('list', LIST.props(v));
+    offerOperators();
     void suggestValues();
     ctx.changed();
   }, { 'aria-label': `Filter ${index + 1}: whose property`, class: 'f-source' });
@@ -101,12 +103,15 @@ function filterRow(filter: PropertyFilter, ctx: FormContext, remove: () => void,
     filter.property = v;
     ctx.changed();
   }, { list: LIST.props(filter.source ?? 'event'), 'aria-label': `Filter ${index + 1}: property`, placeholder: 'property', class: 'f-property' });
-  const operator = select(filter.operator, OPERATORS.map((o) => [o, OPERATOR_LABELS[o]] as const), (v) => {
+  const operatorChoices = () => operatorsFor(ctx.suggestions.described[filter.source ?? 'event'].get(filter.property)?.types, filter.operator).map((o) => [o, OPERATOR_LABELS[o]] as const);
+  const operator = select(filter.operator, operatorChoices(), (v) => {
     filter.operator = v;
     filter.value = parseValue(v, value.value);
     value.hidden = v === 'is_set' || v === 'is_not_set';
     ctx.changed();
   }, { 'aria-label': `Filter ${index + 1}: operator`, class: 'f-operator' });
+  // The property's types in the catalog decide the operators offered (no `contains` on a number).
+  const offerOperators = () => operator.replaceChildren(...operatorChoices().map(([o, label]) => h('option', { value: o, selected: o === filter.operator }, label)));
   const value = textInput(valueText(filter.value), (v) => {
     filter.value = parseValue(filter.operator, v);
     ctx.changed();
@@ -116,7 +121,10 @@ function filterRow(filter: PropertyFilter, ctx: FormContext, remove: () => void,
     const values = await topValues(filter.source ?? 'event', filter.property);
     valuesList.replaceChildren(...values.map((v) => h('option', { value: v })));
   };
-  property.addEventListener('change', () => void suggestValues());
+  property.addEventListener('change', () => {
+    offerOperators();
+    void suggestValues();
+  });
   if (filter.property) void suggestValues();
   const removeButton = h('button', { type: 'button', class: 'q-remove f-remove', 'aria-label': `Remove filter ${index + 1}`, title: 'Remove filter' }, '×');
   removeButton.addEventListener('click', remove);
@@ -380,7 +388,12 @@ export function aggregateField(query: CommonFields, ctx: FormContext): HTMLEleme
 
 /** The <datalist>s the page's inputs complete from. */
 export function datalists(s: Suggestions): HTMLElement[] {
-  const options = (values: readonly string[]) => values.map((v) => h('option', { value: v, ...(LABELS[v] ? { label: LABELS[v] } : {}) }));
+  // Each name with its readable label and what the catalog says of it (types, description).
+  const options = (values: readonly string[], described: ReadonlyMap<string, Described> = new Map()) =>
+    values.map((v) => {
+      const label = [LABELS[v], described.get(v)?.text].filter(Boolean).join(' · ');
+      return h('option', { value: v, ...(label ? { label } : {}) });
+    });
   let zones: string[] = [];
   try {
     zones = (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
@@ -388,9 +401,9 @@ export function datalists(s: Suggestions): HTMLElement[] {
     zones = ['UTC'];
   }
   return [
-    h('datalist', { id: LIST.events }, ...options(['$pageview', '$any', ...s.events])),
-    h('datalist', { id: LIST.props('event') }, ...options(s.eventProperties)),
-    h('datalist', { id: LIST.props('person') }, ...options(s.personProperties)),
+    h('datalist', { id: LIST.events }, ...options(['$pageview', '$any', ...s.events], s.describedEvents)),
+    h('datalist', { id: LIST.props('event') }, ...options(s.eventProperties, s.described.event)),
+    h('datalist', { id: LIST.props('person') }, ...options(s.personProperties, s.described.person)),
     h('datalist', { id: LIST.props('group') }, ...options(['groupId'])),
     h('datalist', { id: LIST.timezones }, ...options(['UTC', ...zones])),
   ];

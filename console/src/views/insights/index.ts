@@ -51,7 +51,7 @@ export function insightsView(root: HTMLElement): () => void {
   let state: InsightState | undefined;
   /** The saved insight's query and display as saved, to tell whether they changed since. */
   let savedText: string | undefined;
-  let suggestions: Suggestions = { events: [], eventProperties: [...EVENT_COLUMNS], personProperties: [] };
+  let suggestions: Suggestions = { events: [], eventProperties: [...EVENT_COLUMNS], personProperties: [], described: { event: new Map(), person: new Map(), group: new Map() }, describedEvents: new Map() };
   let answer: AnswerOf[Kind] | undefined;
   let answeredFor: string | undefined;
   let asked: AbortController | undefined;

@@ -18,6 +18,16 @@ export interface Suggestions {
    * unread, or longer than one page).
    */
   known?: ReadonlySet<string>;
+  /** What the catalog says of a property (its observed types, its description), by source and path as filters name it. */
+  described: Record<Source, ReadonlyMap<string, Described>>;
+  /** What the catalog says of an event: its display name and description. */
+  describedEvents: ReadonlyMap<string, Described>;
+}
+
+/** A catalog entry as the pickers show it beside a name. */
+export interface Described {
+  types: string[];
+  text: string;
 }
 
 /** Readable names of the suggestions that are paths (the datalists show them beside the path). */
@@ -56,6 +66,16 @@ interface CatalogItem {
   name: string;
   source?: string;
   hidden: boolean;
+  types: Array<{ type: string }>;
+  description: string;
+  displayName?: string | null;
+}
+
+/** A filter's path of a catalog property: `plan` (properties), `context.page.path`, `traits.plan` of an event; a trait's own name for persons. */
+const eventPath = (p: CatalogItem) => (p.source === 'context' || p.source === 'traits' ? `${p.source}.${p.name}` : p.name);
+
+function describe(items: readonly CatalogItem[], key: (item: CatalogItem) => string, own: (item: CatalogItem) => string[]): Map<string, Described> {
+  return new Map(items.map((item) => [key(item), { types: item.types.map((t) => t.type), text: own(item).filter(Boolean).join(' · ') }]));
 }
 
 /** Names every insight takes besides the workspace's events. */
@@ -91,9 +111,11 @@ export function loadSuggestions(): Promise<Suggestions> {
       catalog<CatalogItem>('/catalog/events'),
       catalog<CatalogItem>('/catalog/properties'),
     ]);
+    const catalogProperties = properties?.results ?? [];
+    const ofTraits = catalogProperties.filter((p) => p.source === 'traits');
     // Curated as hidden in the catalog: left out of the pickers (still usable when typed).
-    const hidden = new Set((properties?.results ?? []).filter((p) => p.hidden && p.source !== 'traits').map((p) => (p.source === 'context' ? `context.${p.name}` : p.name)));
-    const hiddenTraits = new Set((properties?.results ?? []).filter((p) => p.hidden && p.source === 'traits').map((p) => p.name));
+    const hidden = new Set(catalogProperties.filter((p) => p.hidden && p.source !== 'traits').map((p) => (p.source === 'context' ? `context.${p.name}` : p.name)));
+    const hiddenTraits = new Set(ofTraits.filter((p) => p.hidden).map((p) => p.name));
     const hiddenEvents = new Set((events?.results ?? []).filter((e) => e.hidden).map((e) => e.name));
     const whole = events && events.total <= events.results.length;
     return {
@@ -102,6 +124,12 @@ export function loadSuggestions(): Promise<Suggestions> {
       personProperties: unique([...FIRST_TOUCH, ...persons, ...PERSON_COLUMNS]).filter((p) => !hiddenTraits.has(p)),
       // With the names of recent events, which may be newer than the catalog's last record.
       ...(whole ? { known: new Set([...events.results.map((e) => e.name), ...column(answer, 0, 'event')]) } : {}),
+      described: {
+        event: describe(catalogProperties, eventPath, (p) => [p.types.map((t) => t.type).join(' or '), p.description]),
+        person: describe(ofTraits, (p) => p.name, (p) => [p.types.map((t) => t.type).join(' or '), p.description]),
+        group: new Map(),
+      },
+      describedEvents: describe(events?.results ?? [], (e) => e.name, (e) => [e.displayName ?? '', e.description]),
     };
   });
   cached = { workspaceId, at: Date.now(), value };
