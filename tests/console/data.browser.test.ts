@@ -188,6 +188,24 @@ describeInChromium('data management in Chromium', () => {
     expect(stored.filter((u: string) => u.startsWith('q')).sort()).toEqual(['q1', 'q3', 'q4']);
   });
 
+  test("times in lists are in the workspace's time zone, once the workspace names one", async () => {
+    const { workspace } = (await (await svc.request('GET', '/whoami', { key: svc.privateKey })).json()) as any;
+    const put = await svc.request('PUT', `/workspaces/${workspace.workspaceId}`, { key: svc.privateKey, body: { name: workspace.name, timezone: 'Asia/Kolkata' } });
+    expect(put.status).toBe(200);
+    await page.reload();
+    await page.waitForSelector('a.nav-link.active');
+    await moves.go('data/events');
+    await page.waitForSelector('.catalog-events tbody tr');
+    const [first] = await catalog('events');
+    // Kolkata keeps +05:30 all year: the stored time moved by it, written as the console writes times.
+    const expected = new Date(Date.parse(first.lastSeen) + 330 * 60_000).toISOString().replace('T', ' ').slice(0, 23);
+    const shown = await page.$eval(`.catalog-events tr[data-name="${first.name}"] td:nth-child(4)`, (td: any) => td.textContent);
+    expect(shown).toBe(expected);
+    await svc.request('PUT', `/workspaces/${workspace.workspaceId}`, { key: svc.privateKey, body: { name: workspace.name, timezone: 'UTC' } });
+    await page.reload();
+    await page.waitForSelector('a.nav-link.active');
+  });
+
   test('dark and phone size', async () => {
     await moves.go('data/properties');
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);

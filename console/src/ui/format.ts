@@ -1,4 +1,5 @@
 /** How values read in tables and lists. */
+import { session } from '../session';
 
 const number = new Intl.NumberFormat();
 
@@ -35,8 +36,12 @@ export function periodTick(label: string, interval: 'hour' | 'day' | 'week' | 'm
 
 const zoned = new Map<string, Intl.DateTimeFormat>();
 
-/** `2024-05-01 12:00:00.123` in `timeZone` (the viewer's when not given), for event times (ISO strings). */
-export function formatTime(iso: string, timeZone?: string): string {
+/**
+ * `2024-05-01 12:00:00.123` in `timeZone`, for event times (ISO strings): by default the signed-in
+ * workspace's, the zone its days and periods are counted in, so that a list's times and a chart's
+ * days agree (the viewer's when the workspace names none).
+ */
+export function formatTime(iso: string, timeZone = session()?.identity.workspace.timezone): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
