@@ -231,12 +231,13 @@ export class VisitBuilder {
 
   /**
    * Starts a build when one is due and none runs; another follows while more arrive, once the
-   * history is built after a gap (MIN_BUILD_GAP_MS) unless a read waits for it.
+   * history is built after a gap (MIN_BUILD_GAP_MS) unless a read waits for it or the last failed
+   * (retried after RETRY_MS).
    */
   private schedule(database: string, state: DatabaseState): void {
     if (state.running || state.paused || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
     const due = state.lastEnded + Math.max(MIN_BUILD_GAP_MS, state.lastTook);
-    if (state.complete && state.waiting === 0 && performance.now() < due) {
+    if (state.complete && !state.failing && state.waiting === 0 && performance.now() < due) {
       state.deferred ??= setTimeout(() => {
         state.deferred = undefined;
         this.schedule(database, state);
