@@ -3,7 +3,8 @@
  * machine, and prints one table (Markdown). `--smoke` runs every step briefly on little data, so
  * CI keeps the scripts working; its figures mean nothing. `--before <git-ref>` also runs the
  * single-event phase on the service of that commit (a temporary worktree) and prints the parts
- * per second the engine creates before and after.
+ * per second the engine creates before and after. `--only batched` runs the raw engine's baseline
+ * and the batched phase alone (with its memory), to bisect batched ingest in a few minutes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,6 +24,9 @@ const smoke = args.includes('--smoke');
 const beforeFlag = args.findIndex((a) => a === '--before' || a.startsWith('--before='));
 const beforeRef = beforeFlag < 0 ? undefined : args[beforeFlag]!.startsWith('--before=') ? args[beforeFlag]!.slice('--before='.length) : args[beforeFlag + 1];
 if (beforeFlag >= 0 && (!beforeRef || beforeRef.startsWith('--'))) throw new Error('--before needs a git ref, such as --before 07fa903');
+const onlyFlag = args.indexOf('--only');
+const only = onlyFlag < 0 ? undefined : args[onlyFlag + 1];
+if (onlyFlag >= 0 && only !== 'batched') throw new Error('--only takes one phase: batched');
 // Resolved now, so that a mistyped ref fails at once rather than after the baselines.
 const beforeCommit = beforeRef ? commitOf(beforeRef) : undefined;
 const PLAN = smoke
@@ -68,6 +72,8 @@ const track = (url: string): LoadRequest => ({
   // As Segment's SDKs send it: HTTP Basic, the write key as the user name.
   headers: { 'content-type': 'application/json', authorization: `Basic ${btoa(`${KEYS.public}:`)}` },
 });
+const mark = (ok: boolean) => (ok ? '✓' : '✗');
+const atLeast = (ratio: number, target: number) => `≥ ${target.toFixed(2)} ${mark(ratio >= target)}`;
 const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}`;
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
@@ -87,8 +93,25 @@ try {
   const rawInsert = (name: string, rows: number, concurrency: number) =>
     runScript<{ rowsPerSecond: number }>('bench/baselines/raw-insert.ts', [join(workDir, name), String(PLAN.loadSeconds), String(rows), String(concurrency)]);
   const raw = await rawInsert('raw', 5000, 1);
+  /** The batched phase's rows: its rate against the raw engine's, and the memory it took. */
+  const batchedRows = (batched: LoadResult, rssSamples: number[]) => {
+    const batchedEvents = batched.okPerSecond * BATCH;
+    const batchedRatio = batchedEvents / raw.rowsPerSecond;
+    row(`Ingest, batched: ${BATCH} events/request, ${CONNECTIONS} connections (events/s)`, rate(batchedEvents), `${rate(raw.rowsPerSecond)} raw engine, 5,000-row inserts`, batchedRatio.toFixed(2), atLeast(batchedRatio, 0.7));
+    // RSS rises while the engine's caches fill, then saws up and down with garbage collection and
+    // merges: the trend over the second half (least squares, one sample a second) says whether it grows.
+    const lastHalf = rssSamples.slice(Math.floor(rssSamples.length / 2));
+    const trend = slope(lastHalf) * lastHalf.length;
+    row(
+      `Memory: RSS during ${PLAN.sustainSeconds} s of batched ingest at the maximum rate`,
+      `peak ${mib(Math.max(...rssSamples))}; over the last ${lastHalf.length} s: median ${mib(median(lastHalf))}, trend ${trend >= 0 ? '+' : '−'}${mib(Math.abs(trend))}`,
+      '',
+      '',
+      '< 1 GiB, flat',
+    );
+  };
   // What single events need: a commit per request, 64 requests in flight: two inserts of 32 rows.
-  const rawSmall = await rawInsert('raw-small', CONNECTIONS / 2, 2);
+  const rawSmall = only === 'batched' ? { rowsPerSecond: NaN } : await rawInsert('raw-small', CONNECTIONS / 2, 2);
 
   // Ingestion, each phase on a fresh data directory, so none runs beside the last one's merges.
   console.error('ingestion');
@@ -117,6 +140,12 @@ try {
     return { batched: await maxRate(ingest(svc.url, BATCH), CONNECTIONS, PLAN.sustainSeconds), rssSamples: rss.stop() };
   });
   console.error(`    batched, ${BATCH} events/request: ${rate(batched.okPerSecond * BATCH)} events, ${latency(batched)}`);
+  if (only === 'batched') {
+    batchedRows(batched, rssSamples);
+    row('POST /events latency, batched, at the maximum rate', latency(batched));
+    printTable();
+    process.exit(0);
+  }
   const parts = await onFreshService(singleWithParts);
   const single = done(`service, POST /events, 1 event, ${CONNECTIONS} connections`, parts.load);
   let before: { ref: string; commit: string; parts: typeof parts } | undefined;
@@ -160,11 +189,7 @@ try {
   const batchedHalf = await onFreshService((svc) => atRate(ingest(svc.url, BATCH), batched.okPerSecond / 2, PLAN.loadSeconds));
   const singleHalf = await onFreshService((svc) => atRate(ingest(svc.url, 1), single.okPerSecond / 2, PLAN.loadSeconds));
 
-  const batchedEvents = batched.okPerSecond * BATCH;
-  const mark = (ok: boolean) => (ok ? '✓' : '✗');
-  const atLeast = (ratio: number, target: number) => `≥ ${target.toFixed(2)} ${mark(ratio >= target)}`;
-  const batchedRatio = batchedEvents / raw.rowsPerSecond;
-  row(`Ingest, batched: ${BATCH} events/request, ${CONNECTIONS} connections (events/s)`, rate(batchedEvents), `${rate(raw.rowsPerSecond)} raw engine, 5,000-row inserts`, batchedRatio.toFixed(2), atLeast(batchedRatio, 0.7));
+  batchedRows(batched, rssSamples);
   const againstBare = (what: string, connections: number, { service, bare: bareRun, ratio, ratios }: VersusBare, p50Target: boolean) => {
     const spread = ratios.length > 1 ? ` (median of ${ratios.length} rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})` : '';
     row(
@@ -207,17 +232,6 @@ try {
   row(`POST /events latency, single, at half (${rate(single.okPerSecond / 2)})`, latency(singleHalf));
   row(`POST /v1/track latency, at the maximum rate, ${CONNECTIONS} connections`, latency(trackSingle.service));
   row(`POST /v1/track latency, at the maximum rate, ${WIDE} connections`, latency(trackWide.service));
-  // RSS rises while the engine's caches fill, then saws up and down with garbage collection and
-  // merges: the trend over the second half (least squares, one sample a second) says whether it grows.
-  const lastHalf = rssSamples.slice(Math.floor(rssSamples.length / 2));
-  const trend = slope(lastHalf) * lastHalf.length;
-  row(
-    `Memory: RSS during ${PLAN.sustainSeconds} s of batched ingest at the maximum rate`,
-    `peak ${mib(Math.max(...rssSamples))}; over the last ${lastHalf.length} s: median ${mib(median(lastHalf))}, trend ${trend >= 0 ? '+' : '−'}${mib(Math.abs(trend))}`,
-    '',
-    '',
-    '< 1 GiB, flat',
-  );
 
   // Reads: workspaces of each size, filled by the engine itself while the service is stopped.
   console.error('reads: generating data');
@@ -335,8 +349,12 @@ try {
   removeWorkDir();
 }
 
-const cpu = cpus();
-console.log(`Benchmark of ${new Date().toISOString().slice(0, 10)} on ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load from ${generator}; ${Math.round((Date.now() - started) / 1000)} s${smoke ? '; SMOKE RUN, figures meaningless' : ''}\n`);
-console.log('| Measure | Service | Baseline (same run) | Ratio / overhead | Target |');
-console.log('|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+printTable();
+
+function printTable(): void {
+  const cpu = cpus();
+  console.log(`Benchmark of ${new Date().toISOString().slice(0, 10)} on ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load from ${generator}; ${Math.round((Date.now() - started) / 1000)} s${smoke ? '; SMOKE RUN, figures meaningless' : ''}\n`);
+  console.log('| Measure | Service | Baseline (same run) | Ratio / overhead | Target |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}

@@ -5,6 +5,7 @@ import type { Logger } from './log';
 import { WORKSPACE_HEADER } from './http/auth';
 import type { ByteBudget } from './http/body-budget';
 import { addressKey, clientAddress } from './http/client-address';
+import { answerHead, withWireForm } from './http/gate-in-process';
 import { decodeBody, handOnBody, rawBody, readWithin, type BodyPace } from './http/json-body';
 import { HttpProblem } from './http/problem';
 import type { RateLimiter } from './http/rate-limit';
@@ -58,6 +59,8 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
   // The answer's fixed headers, made once: a Response copies a Headers object far more cheaply
   // than it reads a plain object's entries.
   const answerHeaders = new Headers({ 'content-type': 'application/json', ...SECURITY_HEADERS });
+  // The same answer's head as the connection gate writes it, made once: only the request id differs.
+  const head = answerHead(route.status, answerHeaders);
   return async (request: Request, server: Server): Promise<Response> => {
     const started = performance.now();
     const headers = request.headers;
@@ -113,7 +116,7 @@ export function collectFastPath(deps: FastPathDeps, app: { fetch(request: Reques
         handOnBody(request, bytes);
         return app.fetch(request);
       }
-      const response = new Response(text, { status: route.status, headers: answerHeaders });
+      const response = withWireForm(new Response(text, { status: route.status, headers: answerHeaders }), `${head}x-request-id: ${id}\r\n`, text);
       response.headers.set('x-request-id', id);
       logAnswer(deps.log, deps.onAnswered, request, { id, route: route.route, status: route.status, ms: performance.now() - started, collected: true });
       return response;

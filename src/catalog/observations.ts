@@ -55,15 +55,6 @@ export function observedType(value: unknown): ObservedType {
   return typeof value as 'string' | 'number' | 'boolean';
 }
 
-/** Calls `visit` with every path of `object` and its value, walked as the module's comment says. */
-export function visitPaths(object: Record<string, unknown>, visit: (path: string, value: unknown) => void, prefix = '', depth = 1): void {
-  for (const key in object) {
-    const value = object[key];
-    if (depth < MAX_PATH_DEPTH && isObject(value) && hasKeys(value)) visitPaths(value, visit, `${prefix}${key}.`, depth + 1);
-    else visit(prefix + key, value);
-  }
-}
-
 function hasKeys(object: object): boolean {
   for (const _ in object) return true;
   return false;
@@ -94,15 +85,70 @@ function engineTime(iso: string): string {
   return toEngineDateTime(parseIsoDateTime(iso)!);
 }
 
+/** A row being made, and the scalar values already tried as its examples (a value seen again is not written out again). */
+interface Making {
+  row: CatalogRow;
+  tried: Set<unknown>;
+}
+/** Values remembered as tried per row: past this many (long texts that are no example, say), each is written out to be judged. */
+const MAX_TRIED = 64;
+
+/** What the walk of one event's objects adds to: the batch's rows, and this event's group and time. */
+interface Walk {
+  rows: CatalogRow[];
+  /** kind → path → type → row, of the event's (event, day, library). */
+  group: Map<string, Map<string, Map<string, Making>>>;
+  event: string;
+  day: string;
+  library: string;
+  time: string;
+}
+
+function observe(walk: Walk, kind: CatalogRow['kind'], path: string, type: string, value: unknown): void {
+  let paths = walk.group.get(kind);
+  if (!paths) walk.group.set(kind, (paths = new Map()));
+  let types = paths.get(path);
+  if (!types) paths.set(path, (types = new Map()));
+  let making = types.get(type);
+  const { time } = walk;
+  if (!making) {
+    const row: CatalogRow = { kind, event: walk.event, path, type, day: walk.day, library: walk.library, events: 0, firstSeen: time, lastSeen: time, examples: [] };
+    types.set(type, (making = { row, tried: new Set() }));
+    walk.rows.push(row);
+  }
+  const { row, tried } = making;
+  row.events++;
+  if (time < row.firstSeen) row.firstSeen = time;
+  if (time > row.lastSeen) row.lastSeen = time;
+  if (kind === 'event' || row.examples.length >= MAX_EXAMPLES) return;
+  // A scalar tried before gives the same text (or none) again; objects (a long number kept raw) are judged each time.
+  const scalar = typeof value !== 'object' || value === null;
+  if (scalar && tried.has(value)) return;
+  if (scalar && tried.size < MAX_TRIED) tried.add(value);
+  const example = exampleOf(value, type as ObservedType);
+  if (example !== undefined && !row.examples.includes(example)) row.examples.push(example);
+}
+
+/** Observes every path of `object` and its value, walked as the module's comment says. */
+function observePaths(walk: Walk, kind: PropertyKind, object: Record<string, unknown>, prefix: string, depth: number): void {
+  for (const key in object) {
+    const value = object[key];
+    if (depth < MAX_PATH_DEPTH && isObject(value) && hasKeys(value)) observePaths(walk, kind, value, `${prefix}${key}.`, depth + 1);
+    else observe(walk, kind, prefix + key, observedType(value), value);
+  }
+}
+
 /**
  * The catalog rows of a batch of events, aggregated by (kind, event, path, type, day, library).
  * On the loader's path for every event: rows are found through maps nested by part (no key text
- * per value), and a value is written out as an example only while its row wants more.
+ * per value), and a value is written out as an example only while its row wants more and only
+ * the first time it is seen.
  */
 export function observationRows(events: readonly Event[]): CatalogRow[] {
   const rows: CatalogRow[] = [];
   // (event, day, library) → kind → path → type → row
-  const groups = new Map<string, Map<string, Map<string, Map<string, CatalogRow>>>>();
+  const groups = new Map<string, Map<string, Map<string, Map<string, Making>>>>();
+  const walk: Walk = { rows, group: new Map(), event: '', day: '', library: '', time: '' };
   for (const e of events) {
     const time = engineTime(e.timestamp);
     const day = time.slice(0, 10);
@@ -111,34 +157,21 @@ export function observationRows(events: readonly Event[]): CatalogRow[] {
     const groupKey = `${event}\u0000${day}\u0000${library}`;
     let group = groups.get(groupKey);
     if (!group) groups.set(groupKey, (group = new Map()));
-    const observe = (kind: CatalogRow['kind'], path: string, type: string, value: unknown) => {
-      let paths = group.get(kind);
-      if (!paths) group.set(kind, (paths = new Map()));
-      let types = paths.get(path);
-      if (!types) paths.set(path, (types = new Map()));
-      let row = types.get(type);
-      if (!row) {
-        types.set(type, (row = { kind, event, path, type, day, library, events: 0, firstSeen: time, lastSeen: time, examples: [] }));
-        rows.push(row);
-      }
-      row.events++;
-      if (time < row.firstSeen) row.firstSeen = time;
-      if (time > row.lastSeen) row.lastSeen = time;
-      if (kind !== 'event' && row.examples.length < MAX_EXAMPLES) {
-        const example = exampleOf(value, type as ObservedType);
-        if (example !== undefined && !row.examples.includes(example)) row.examples.push(example);
-      }
-    };
-    observe('event', '', e.type, undefined);
+    walk.group = group;
+    walk.event = event;
+    walk.day = day;
+    walk.library = library;
+    walk.time = time;
+    observe(walk, 'event', '', e.type, undefined);
     for (const kind of PROPERTY_KINDS) {
       const object = e[kind] as Record<string, unknown> | undefined;
-      if (object) visitPaths(object, (path, value) => observe(kind, path, observedType(value), value));
+      if (object) observePaths(walk, kind, object, '', 1);
     }
   }
   return rows;
 }
 
-/** SQL for a JSON column's `(path, raw value)` pairs, walked as `propertyPaths` walks. */
+/** SQL for a JSON column's `(path, raw value)` pairs, walked as `observePaths` walks. */
 function pathsSql(column: string): string {
   let pairs = `JSONExtractKeysAndValuesRaw(${column})`;
   for (let depth = 2; depth <= MAX_PATH_DEPTH; depth++) {

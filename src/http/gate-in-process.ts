@@ -88,14 +88,37 @@ export function inProcessRequest(buf: Buffer, from: number, end: number, length:
   return { request, handler };
 }
 
-/** The bytes of `response` on the wire, as Bun's server writes an answer of a known length. */
-export async function answerBytes(response: Response): Promise<Buffer> {
-  const body = response.status === 204 || response.status === 304 ? new Uint8Array(0) : await response.bytes();
-  let head = `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n`;
-  for (const [name, value] of response.headers) {
+/**
+ * Answers made with their wire form at hand (collection's successes): the head's status line and
+ * header lines but Date and Content-Length, and the body. The gate writes them without reading the
+ * Response's headers and body back (a tenth of a single event's time on the main thread).
+ */
+const wireForms = new WeakMap<Response, { head: string; body: string }>();
+
+/** Marks `response` as one whose wire form is `head` (from `answerHead`, plus its own header lines) and `body`. */
+export function withWireForm(response: Response, head: string, body: string): Response {
+  wireForms.set(response, { head, body });
+  return response;
+}
+
+/** The status line and header lines of an answer of `status` with `headers`, as the gate writes them (no Date, no Content-Length). */
+export function answerHead(status: number, headers: Iterable<[string, string]>): string {
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+  for (const [name, value] of headers) {
     if (name !== 'content-length' && name !== 'date' && name !== 'transfer-encoding') head += `${name}: ${value}\r\n`;
   }
-  head += `Date: ${httpDate()}\r\n`;
+  return head;
+}
+
+/** The bytes of `response` on the wire, as Bun's server writes an answer of a known length. */
+export async function answerBytes(response: Response): Promise<Buffer> {
+  const wire = wireForms.get(response);
+  if (wire) {
+    const body = Buffer.from(wire.body);
+    return Buffer.concat([Buffer.from(`${wire.head}Date: ${httpDate()}\r\nContent-Length: ${body.length}\r\n\r\n`, 'latin1'), body]);
+  }
+  const body = response.status === 204 || response.status === 304 ? new Uint8Array(0) : await response.bytes();
+  let head = `${answerHead(response.status, response.headers)}Date: ${httpDate()}\r\n`;
   if (response.status !== 204 && response.status !== 304) head += `Content-Length: ${body.length}\r\n`;
   const headBytes = Buffer.from(`${head}\r\n`, 'latin1');
   return body.length === 0 ? headBytes : Buffer.concat([headBytes, body]);

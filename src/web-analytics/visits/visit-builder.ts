@@ -54,6 +54,13 @@ interface DatabaseState {
   /** Where the next build starts instead, when before `through` (loadedSince). */
   since?: string;
   version: number;
+  /** Reads waiting in `built`: a build for them starts at once, without the gap after the last. */
+  waiting: number;
+  /** When the last build ended (performance.now()) and how long it took: the gap before the next. */
+  lastEnded: number;
+  lastTook: number;
+  /** The build put off until the gap after the last has passed. */
+  deferred?: ReturnType<typeof setTimeout>;
 }
 
 const STEP_EVENTS = 200_000;
@@ -68,6 +75,13 @@ const SHARED_SETTLE_MICROS = 2_000_000n;
 const MAX_MICROS = 253402300799000000n;
 /** After a failed build, the next is tried this much later (the events wait in the engine). */
 const RETRY_MS = 1000;
+/**
+ * Between two builds of arrivals nobody waits for, at least this long, or as long as the last
+ * build took if longer: under steady ingest a build after every load cut every busy device's visit
+ * again each time (a cancel row and a new one each), so the builder took most of the engine and
+ * memory; a read waiting for its loads' visits starts its build at once.
+ */
+const MIN_BUILD_GAP_MS = 2000;
 /** The longest pause between two steps of a history (each waits as long as the step before took). */
 const MAX_HISTORY_PAUSE_MS = 10_000;
 /**
@@ -176,22 +190,30 @@ export class VisitBuilder {
     }
     const state = this.state(database);
     const target = state.requested;
-    for (;;) {
-      if (this.stopped || state.failing) return false;
-      if (state.through !== undefined && !state.complete && !state.shortHistory) {
+    state.waiting++;
+    try {
+      for (;;) {
+        if (this.stopped || state.failing) return false;
+        if (state.through !== undefined && !state.complete && !state.shortHistory) {
+          this.schedule(database, state);
+          return false;
+        }
+        if (state.covered >= target && state.through !== undefined && state.complete) return true;
         this.schedule(database, state);
-        return false;
+        await state.running;
       }
-      if (state.covered >= target && state.through !== undefined && state.complete) return true;
-      this.schedule(database, state);
-      await state.running;
+    } finally {
+      state.waiting--;
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
-    for (const state of this.states.values()) clearTimeout(state.paused);
+    for (const state of this.states.values()) {
+      clearTimeout(state.paused);
+      clearTimeout(state.deferred);
+    }
     await Promise.all([...this.states.values()].map((s) => s.running?.catch(() => {})));
     await this.election?.stop();
   }
@@ -203,14 +225,30 @@ export class VisitBuilder {
 
   private state(database: string): DatabaseState {
     let state = this.states.get(database);
-    if (!state) this.states.set(database, (state = { dirty: true, requested: 1, covered: 0, failing: false, erased: new Set(), complete: false, version: 0 }));
+    if (!state) this.states.set(database, (state = { dirty: true, requested: 1, covered: 0, failing: false, erased: new Set(), complete: false, version: 0, waiting: 0, lastEnded: -Infinity, lastTook: 0 }));
     return state;
   }
 
-  /** Starts a build when one is due and none runs; another follows while more arrive. */
+  /**
+   * Starts a build when one is due and none runs; another follows while more arrive, once the
+   * history is built after a gap (MIN_BUILD_GAP_MS) unless a read waits for it or the last failed
+   * (retried after RETRY_MS).
+   */
   private schedule(database: string, state: DatabaseState): void {
     if (state.running || state.paused || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
+    const due = state.lastEnded + Math.max(MIN_BUILD_GAP_MS, state.lastTook);
+    if (state.complete && !state.failing && state.waiting === 0 && performance.now() < due) {
+      state.deferred ??= setTimeout(() => {
+        state.deferred = undefined;
+        this.schedule(database, state);
+      }, due - performance.now());
+      state.deferred.unref?.();
+      return;
+    }
+    clearTimeout(state.deferred);
+    state.deferred = undefined;
     const covers = state.requested;
+    const started = performance.now();
     state.dirty = false;
     state.running = this.build(database, state).then(
       () => {
@@ -228,6 +266,8 @@ export class VisitBuilder {
     );
     state.running.finally(() => {
       state.running = undefined;
+      state.lastEnded = performance.now();
+      state.lastTook = state.lastEnded - started;
       this.schedule(database, state);
     });
   }
