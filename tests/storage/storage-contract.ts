@@ -124,7 +124,7 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
         `SELECT version, count() AS c FROM \`${meta}\`.schema_migrations WHERE database = {db:String} GROUP BY version`,
         { db: ws },
       );
-      expect(rows.map((r) => [Number(r.version), Number(r.c)]).sort()).toEqual(workspaceMigrations.map((m) => [m.version, 1]));
+      expect(rows.map((r) => [Number(r.version), Number(r.c)]).sort((a, b) => a[0]! - b[0]!)).toEqual(workspaceMigrations.map((m) => [m.version, 1]));
     });
 
     test('a migration changed after it was applied stops the start', async () => {
