@@ -25,8 +25,8 @@ const EVENTS = Number(process.env.OVERVIEW_PAINT_EVENTS ?? 20_000);
 const DATABASE = 'overview_paint';
 /** The domain of the generated pages (bench/lib/web-mix.ts), the site_id bench/web-analytics.ts asks for. */
 const SITE = 'example.com';
-/** The screen's questions: the live count, the numbers now and before, the chart now and before, four panels. */
-const QUESTIONS = 9;
+/** The screen's questions: the live count, the numbers now and before, the chart now and before, four panels and the goals. */
+const QUESTIONS = 10;
 
 /** What the page's fetch of the Stats API did, in order: each question asked, each answer come. */
 type Calls = Array<'ask' | 'answer'>;
@@ -73,7 +73,7 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
   afterAll(() => generated.close());
 
   test(
-    'opened, it asks its nine questions at once and paints each part as its answer comes (the times printed)',
+    'opened, it asks its ten questions at once and paints each part as its answer comes (the times printed)',
     async () => {
       const { page, faults } = generated;
       await page.evaluate(() => {
@@ -112,6 +112,7 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
         ['pages', true],
         ['locations', true],
         ['devices', true],
+        ['goals', true],
       ]);
       // Tall enough for the four panels too.
       await page.setViewport({ width: 1280, height: 1500 });
