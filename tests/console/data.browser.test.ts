@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'puppeteer-core';
-import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
-import { consoleMoves, signedInConsole, type PageFaults } from '../helpers/console-page';
+import { describeInChromium } from '../helpers/chromium';
+import { consoleMoves, type PageFaults } from '../helpers/console-page';
+import { consoleSuite } from '../helpers/console-suite';
 import { eventually } from '../helpers/eventually';
-import { sendEvents, startTestService, type TestService } from '../helpers/test-service';
+import { sendEvents, type TestService } from '../helpers/test-service';
 
 /**
  * Data management in Chromium: the catalog's events and properties as the API lists them, a
@@ -27,25 +28,17 @@ function seedEvents(): unknown[] {
 }
 
 describeInChromium('data management in Chromium', () => {
+  const suite = consoleSuite(seedEvents);
   let svc: TestService;
-  let chromium: Chromium;
   let page: Page;
   let faults: PageFaults;
   let moves: ReturnType<typeof consoleMoves>;
   const catalog = async (what: string) => ((await (await svc.request('GET', `/catalog/${what}?limit=1000`, { key: svc.privateKey })).json()) as { results: any[] }).results;
 
   beforeAll(async () => {
-    svc = await startTestService();
-    await sendEvents(svc, seedEvents());
-    await eventually('the catalog has the events', async () => (await catalog('events')).length === 3);
-    chromium = await launchChromium();
-    ({ page, faults } = await signedInConsole(chromium, svc.url, svc.privateKey));
-    await page.setViewport({ width: 1440, height: 900 });
+    ({ svc, page, faults } = suite);
     moves = consoleMoves(page);
-  });
-  afterAll(async () => {
-    await chromium?.close();
-    await svc?.stop();
+    await eventually('the catalog has the events', async () => (await catalog('events')).length === 3);
   });
 
   const rows = () => page.evaluate(() => [...document.querySelectorAll('.catalog-table tbody tr')].map((tr: any) => tr.dataset.name));
