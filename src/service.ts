@@ -156,6 +156,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
       },
       announces: (database) => webhooks.listensTo(database) || streams.listensTo(database),
       messageIds,
+      observer: catalogRecorder,
       onStored: (database, lines, token) => catalogRecorder.stored(database, lines, token),
       onFlush: metrics.ingestFlushed,
       suppressionCheck: (database) => suppressions.checkFor(database),

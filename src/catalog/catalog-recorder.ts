@@ -1,7 +1,8 @@
+import type { AcceptedEvent } from '../events/event-rows';
 import type { Event } from '../events/model';
 import type { Logger } from '../log';
 import { identifier, jsonLines, StorageQueryError, type Storage } from '../storage/storage';
-import { observationRows, observationsSql, type CatalogRow } from './observations';
+import { Observations, observationRows, observationsSql, type CatalogRow } from './observations';
 
 /** Events of the history added per step: one step's statement reads about this many. */
 export const HISTORY_STEP_EVENTS = 200_000;
@@ -11,9 +12,29 @@ const MAX_WAITING_BATCHES = 4;
 const HISTORY_PAUSE_FACTOR = 1;
 
 /**
- * Keeps each workspace's `catalog` (src/storage/migrations/catalog.ts): the rows of every batch the
- * loader stores, inserted with the batch's de-duplication token (a repeated attempt is stored
- * once), and, in the background, the rows of the events stored before the catalog existed, in
+ * The events of one database observed as they were logged, between two loads' starts: their rows
+ * are added once every one of them is loaded (or dropped with its workspace), never before, so
+ * that a crash leaves none counted that the next start loads and counts again from the log.
+ */
+class Chunk {
+  readonly observations = new Observations();
+  /** Its submissions not yet loaded. */
+  unloaded = 0;
+  closed = false;
+  readonly added = Promise.withResolvers<void>();
+}
+
+/** What the ingest buffer is handed for a logged submission: told once its events are loaded. */
+export interface LoggedSubmission {
+  loaded(): void;
+}
+
+/**
+ * Keeps each workspace's `catalog` (src/storage/migrations/catalog.ts): the rows of the events the
+ * ingest buffer logs, observed then (where they are already parsed) and added once loaded, a
+ * chunk of submissions at a time; the rows of a batch the loader stores that was not observed so
+ * (replayed from the log after a restart), parsed again from its rows and inserted with the
+ * batch's de-duplication token (a repeated attempt is stored once); and, in the background, the rows of the events stored before the catalog existed, in
  * steps of arrival time, each step's insert with a token of its range so that a step repeated
  * after a stop is stored once; `catalog_progress` records each step, so a restart goes on.
  */
@@ -26,6 +47,10 @@ export class CatalogRecorder {
   private readonly pending = new Map<string, Promise<void>>();
   /** Batches whose rows wait to be added, in all: past MAX_WAITING_BATCHES the loader waits too, so they cannot pile up in memory. */
   private waiting = 0;
+  /** Per database, the chunk that submissions being logged join. */
+  private readonly open = new Map<string, Chunk>();
+  /** Per database, chunks closed by a load's start whose submissions are not all loaded yet. */
+  private readonly closed = new Map<string, Set<Chunk>>();
 
   constructor(
     private readonly storage: Storage,
@@ -46,23 +71,78 @@ export class CatalogRecorder {
   }
 
   /**
-   * Adds the rows of a stored batch (the loader's `onStored`) after those of the batches before it,
-   * without holding up the loader: it answers at once, unless MAX_WAITING_BATCHES are waiting. Never throws.
+   * Observes a submission's events as the ingest log takes them (the buffer's `observer`); their
+   * rows are added once the chunk they joined is closed and all its submissions are loaded.
+   */
+  logged(database: string, events: readonly AcceptedEvent[]): LoggedSubmission {
+    let chunk = this.open.get(database);
+    if (!chunk) this.open.set(database, (chunk = new Chunk()));
+    for (const { event } of events) chunk.observations.add(event);
+    chunk.unloaded++;
+    const joined = chunk;
+    return { loaded: () => this.loadedOne(database, joined) };
+  }
+
+  /** A load starts, with the submissions logged so far: the chunks they joined are closed. */
+  loadStarts(): void {
+    for (const [database, chunk] of this.open) {
+      chunk.closed = true;
+      let closed = this.closed.get(database);
+      if (!closed) this.closed.set(database, (closed = new Set()));
+      closed.add(chunk);
+    }
+    this.open.clear();
+  }
+
+  private loadedOne(database: string, chunk: Chunk): void {
+    if (--chunk.unloaded > 0 || !chunk.closed) return;
+    const closed = this.closed.get(database)!;
+    closed.delete(chunk);
+    if (closed.size === 0) this.closed.delete(database);
+    const adding = this.after(database, () => this.insertObserved(database, chunk.observations.rows));
+    void adding.then(chunk.added.resolve);
+  }
+
+  /**
+   * Adds the rows of a stored batch that was not observed as it was logged (the loader's
+   * `onStored`) after those added before it, without holding up the loader: it answers at once,
+   * unless MAX_WAITING_BATCHES are waiting. Never throws.
    */
   stored(database: string, lines: readonly string[], token: string): Promise<void> {
+    const adding = this.after(database, () => this.add(database, lines, token));
+    return this.waiting > MAX_WAITING_BATCHES ? adding : Promise.resolve();
+  }
+
+  /** Runs `add` after the adds of `database` before it; never rejects. */
+  private after(database: string, add: () => Promise<void>): Promise<void> {
     const previous = this.pending.get(database) ?? Promise.resolve();
     this.waiting++;
-    const adding = previous.then(() => this.add(database, lines, token)).finally(() => this.waiting--);
+    const adding = previous.then(add).finally(() => this.waiting--);
     this.pending.set(database, adding);
     void adding.then(() => {
       if (this.pending.get(database) === adding) this.pending.delete(database);
     });
-    return this.waiting > MAX_WAITING_BATCHES ? adding : Promise.resolve();
+    return adding;
   }
 
-  /** Resolves once the rows of every batch stored so far are in `database`'s catalog (or given up). */
-  settled(database: string): Promise<void> {
-    return this.pending.get(database) ?? Promise.resolve();
+  /**
+   * Resolves once the rows of every event loaded so far are in `database`'s catalog (or given up):
+   * a chunk closed with some of its submissions still to load waits for them (the next load, at
+   * most INGEST_LOAD_MAX_AGE_MS away).
+   */
+  async settled(database: string): Promise<void> {
+    await Promise.all([...(this.closed.get(database) ?? [])].map((chunk) => chunk.added.promise));
+    await this.pending.get(database);
+  }
+
+  private async insertObserved(database: string, rows: readonly CatalogRow[]): Promise<void> {
+    try {
+      await this.insert(database, rows);
+    } catch (err) {
+      if (err instanceof StorageQueryError && err.isMissingTable) return;
+      this.missedBatches++;
+      this.log.error('the event catalog missed loaded events: their counts are not in the catalog', { database, rows: rows.length, err });
+    }
   }
 
   private async add(database: string, lines: readonly string[], token: string): Promise<void> {
@@ -142,7 +222,7 @@ export class CatalogRecorder {
     return row ? { through: String(row.through), end: String(row.end) } : undefined;
   }
 
-  private async insert(database: string, rows: readonly CatalogRow[], token: string): Promise<void> {
+  private async insert(database: string, rows: readonly CatalogRow[], token?: string): Promise<void> {
     if (rows.length > 0) await this.storage.insert(database, 'catalog', jsonLines(rows as unknown as Record<string, unknown>[]), token);
   }
 }

@@ -93,85 +93,128 @@ interface Making {
 /** Values remembered as tried per row: past this many (long texts that are no example, say), each is written out to be judged. */
 const MAX_TRIED = 64;
 
-/** What the walk of one event's objects adds to: the batch's rows, and this event's group and time. */
-interface Walk {
-  rows: CatalogRow[];
-  /** kind → path → type → row, of the event's (event, day, library). */
-  group: Map<string, Map<string, Map<string, Making>>>;
+/** The observed types in a fixed order: a path's rows are found by index, without a key. */
+const TYPES: readonly ObservedType[] = ['string', 'number', 'boolean', 'null', 'array', 'object'];
+const NUMBER = 1;
+const OBJECT = 5;
+
+/** A path of one kind in one group: its rows by type index, and the paths below it by key. */
+interface PathNode {
+  path: string;
+  byType: Array<Making | undefined>;
+  children: Map<string, PathNode> | undefined;
+}
+
+/** The rows of one (event, day, library): the event's own, by its type, and each kind's path tree. */
+interface Group {
   event: string;
   day: string;
   library: string;
-  time: string;
+  own: Map<string, Making>;
+  roots: Record<PropertyKind, PathNode>;
 }
 
-function observe(walk: Walk, kind: CatalogRow['kind'], path: string, type: string, value: unknown): void {
-  let paths = walk.group.get(kind);
-  if (!paths) walk.group.set(kind, (paths = new Map()));
-  let types = paths.get(path);
-  if (!types) paths.set(path, (types = new Map()));
-  let making = types.get(type);
-  const { time } = walk;
-  if (!making) {
-    const row: CatalogRow = { kind, event: walk.event, path, type, day: walk.day, library: walk.library, events: 0, firstSeen: time, lastSeen: time, examples: [] };
-    types.set(type, (making = { row, tried: new Set() }));
-    walk.rows.push(row);
-  }
-  const { row, tried } = making;
-  row.events++;
-  if (time < row.firstSeen) row.firstSeen = time;
-  if (time > row.lastSeen) row.lastSeen = time;
-  if (kind === 'event' || row.examples.length >= MAX_EXAMPLES) return;
-  // A scalar tried before gives the same text (or none) again; objects (a long number kept raw) are judged each time.
-  const scalar = typeof value !== 'object' || value === null;
-  if (scalar && tried.has(value)) return;
-  if (scalar && tried.size < MAX_TRIED) tried.add(value);
-  const example = exampleOf(value, type as ObservedType);
-  if (example !== undefined && !row.examples.includes(example)) row.examples.push(example);
-}
+const pathNode = (path: string): PathNode => ({ path, byType: [], children: undefined });
 
-/** Observes every path of `object` and its value, walked as the module's comment says. */
-function observePaths(walk: Walk, kind: PropertyKind, object: Record<string, unknown>, prefix: string, depth: number): void {
-  for (const key in object) {
-    const value = object[key];
-    if (depth < MAX_PATH_DEPTH && isObject(value) && hasKeys(value)) observePaths(walk, kind, value, `${prefix}${key}.`, depth + 1);
-    else observe(walk, kind, prefix + key, observedType(value), value);
+/** The index in TYPES of a parsed value's JSON type, as `observedType` names it. */
+function typeIndex(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return 0;
+    case 'number':
+    case 'bigint':
+      return NUMBER;
+    case 'boolean':
+      return 2;
+    default:
+      if (value === null) return 3;
+      if (Array.isArray(value)) return 4;
+      return isObject(value) ? OBJECT : NUMBER;
   }
 }
 
 /**
- * The catalog rows of a batch of events, aggregated by (kind, event, path, type, day, library).
- * On the loader's path for every event: rows are found through maps nested by part (no key text
- * per value), and a value is written out as an example only while its row wants more and only
- * the first time it is seen.
+ * The catalog rows of events, aggregated by (kind, event, path, type, day, library) as events
+ * are added, one at a time. On the ingest path for every event: a path's rows are found through a tree of its
+ * parts (no path text made per value, a type by index), and a value is written out as an example
+ * only while its row wants more and only the first time it is seen.
  */
-export function observationRows(events: readonly Event[]): CatalogRow[] {
-  const rows: CatalogRow[] = [];
-  // (event, day, library) → kind → path → type → row
-  const groups = new Map<string, Map<string, Map<string, Map<string, Making>>>>();
-  const walk: Walk = { rows, group: new Map(), event: '', day: '', library: '', time: '' };
-  for (const e of events) {
+export class Observations {
+  readonly rows: CatalogRow[] = [];
+  private readonly groups = new Map<string, Group>();
+  private time = '';
+
+  /** Adds the observations of one event. */
+  add(e: Event): void {
     const time = engineTime(e.timestamp);
-    const day = time.slice(0, 10);
-    const event = catalogEventName(e.type, e.event);
-    const library = libraryOf(e.context as Record<string, unknown> | undefined);
-    const groupKey = `${event}\u0000${day}\u0000${library}`;
-    let group = groups.get(groupKey);
-    if (!group) groups.set(groupKey, (group = new Map()));
-    walk.group = group;
-    walk.event = event;
-    walk.day = day;
-    walk.library = library;
-    walk.time = time;
-    observe(walk, 'event', '', e.type, undefined);
+    this.time = time;
+    const group = this.groupOf(catalogEventName(e.type, e.event), time.slice(0, 10), libraryOf(e.context as Record<string, unknown> | undefined));
+    let own = group.own.get(e.type);
+    if (!own) group.own.set(e.type, (own = this.making(group, 'event', '', e.type)));
+    this.count(own.row);
     for (const kind of PROPERTY_KINDS) {
       const object = e[kind] as Record<string, unknown> | undefined;
-      if (object) observePaths(walk, kind, object, '', 1);
+      if (object) this.walk(group, kind, group.roots[kind], object, 1);
     }
   }
-  return rows;
+
+  private groupOf(event: string, day: string, library: string): Group {
+    const key = `${event}\u0000${day}\u0000${library}`;
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = { event, day, library, own: new Map(), roots: { properties: pathNode(''), traits: pathNode(''), context: pathNode('') } }));
+    return group;
+  }
+
+  /** Observes every path of `object` and its value, walked as the module's comment says. */
+  private walk(group: Group, kind: PropertyKind, node: PathNode, object: Record<string, unknown>, depth: number): void {
+    for (const key in object) {
+      const value = object[key];
+      node.children ??= new Map();
+      let child = node.children.get(key);
+      if (!child) node.children.set(key, (child = pathNode(depth === 1 ? key : `${node.path}.${key}`)));
+      const type = typeIndex(value);
+      if (type === OBJECT && depth < MAX_PATH_DEPTH && hasKeys(value as object)) this.walk(group, kind, child, value as Record<string, unknown>, depth + 1);
+      else this.value(group, kind, child, type, value);
+    }
+  }
+
+  private value(group: Group, kind: PropertyKind, node: PathNode, type: number, value: unknown): void {
+    let making = node.byType[type];
+    if (!making) node.byType[type] = making = this.making(group, kind, node.path, TYPES[type]!);
+    const { row, tried } = making;
+    this.count(row);
+    if (row.examples.length >= MAX_EXAMPLES) return;
+    // A scalar tried before gives the same text (or none) again; objects (a long number kept raw) are judged each time.
+    const scalar = typeof value !== 'object' || value === null;
+    if (scalar && tried.has(value)) return;
+    if (scalar && tried.size < MAX_TRIED) tried.add(value);
+    const example = exampleOf(value, TYPES[type]!);
+    if (example !== undefined && !row.examples.includes(example)) row.examples.push(example);
+  }
+
+  private making(group: Group, kind: CatalogRow['kind'], path: string, type: string): Making {
+    const { time } = this;
+    const row: CatalogRow = { kind, event: group.event, path, type, day: group.day, library: group.library, events: 0, firstSeen: time, lastSeen: time, examples: [] };
+    this.rows.push(row);
+    return { row, tried: new Set() };
+  }
+
+  private count(row: CatalogRow): void {
+    row.events++;
+    const { time } = this;
+    if (time < row.firstSeen) row.firstSeen = time;
+    else if (time > row.lastSeen) row.lastSeen = time;
+  }
 }
 
-/** SQL for a JSON column's `(path, raw value)` pairs, walked as `observePaths` walks. */
+/** The catalog rows of a batch of events (`Observations` over them alone). */
+export function observationRows(events: readonly Event[]): CatalogRow[] {
+  const observations = new Observations();
+  for (const e of events) observations.add(e);
+  return observations.rows;
+}
+
+/** SQL for a JSON column's `(path, raw value)` pairs, walked as `Observations` walks. */
 function pathsSql(column: string): string {
   let pairs = `JSONExtractKeysAndValuesRaw(${column})`;
   for (let depth = 2; depth <= MAX_PATH_DEPTH; depth++) {

@@ -18,6 +18,8 @@ export interface LoadItem {
   lines: string;
   rows: number;
   position: LogPosition;
+  /** Whether the ingest buffer's observer was told of its events as they were logged (else `onStored` is, once stored). */
+  observed: boolean;
 }
 
 export interface EventLoaderOptions {
@@ -28,9 +30,9 @@ export interface EventLoaderOptions {
   /** Told of each insert, with the identity links of its events in log order, before any listener of committed events. Must not throw, and must be quick. */
   onInserted?: (database: string, links: readonly IdentityLink[]) => void;
   /**
-   * Told of each insert once it is stored, with its rows' JSON lines (newline-joined, per request)
-   * and the insert's de-duplication token, and waited for (the event catalog adds their rows so).
-   * Must not throw.
+   * Told of each insert once it is stored, with the JSON lines (newline-joined, per request) of its
+   * rows the ingest buffer's observer was not told of, and the insert's de-duplication token, and
+   * waited for (the event catalog adds their rows so). Must not throw.
    */
   onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert: its rows and how long it took (for metrics). Must not throw. */
@@ -111,7 +113,8 @@ export class EventLoader {
         this.log.debug('ingest load', { database, rows, ms: Math.round(ms) });
         if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
         if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.links()));
-        if (this.options.onStored) await this.options.onStored(database, lines, token);
+        const unobserved = items.filter((item) => !item.observed);
+        if (this.options.onStored && unobserved.length > 0) await this.options.onStored(database, unobserved.map((item) => item.lines), token);
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {

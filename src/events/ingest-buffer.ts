@@ -70,7 +70,16 @@ export interface IngestBufferOptions {
   announces?: (database: string) => boolean;
   /** Recognises repeated messageIds: a repeat is acknowledged with its request, not logged again. */
   messageIds: RecentMessageIds;
-  /** Told of each insert once stored, with its rows' JSON lines and de-duplication token, and waited for (the event catalog). Must not throw. */
+  /**
+   * Told of each submission's events as they take their place in the log, where they are already
+   * parsed (the event catalog observes them), and of each load's start; the answer of `logged` is
+   * told once those events are loaded. Must not throw, and must be quick.
+   */
+  observer?: {
+    logged(database: string, events: readonly AcceptedEvent[]): { loaded(): void };
+    loadStarts(): void;
+  };
+  /** Told of each insert of events `observer` was not told of (replayed from the log) once stored, with their JSON lines and the insert's de-duplication token, and waited for. Must not throw. */
   onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
   onFlush?: (rows: number, seconds: number) => void;
@@ -114,6 +123,8 @@ interface Entry {
   lines: string | undefined;
   /** The identity links of its events, when `onInserted` wants them; undefined for a record recovered from the log. */
   links?: readonly IdentityLink[];
+  /** What the observer made of its events, told when they are loaded; undefined for a record recovered from the log. */
+  observed?: { loaded(): void };
   state: 'appending' | 'logged' | 'failed';
   position?: LogPosition;
   /** When it was logged (ms, Date.now()). */
@@ -304,6 +315,7 @@ export class IngestBuffer {
       entry.loggedAt = Date.now();
       entry.bytes = entry.position.length;
       entry.settleIds = claim.settle;
+      entry.observed = this.options.observer?.logged(database, claim.fresh);
       this.hold(entry);
       this.schedule();
       // A large request is answered once loaded, like INGEST_ACK=loaded: its body's place in
@@ -433,6 +445,7 @@ export class IngestBuffer {
       rows += entry.rows;
       bytes += entry.bytes;
     }
+    this.options.observer?.loadStarts();
     try {
       await this.loader.load(batch.map((e) => this.loadItem(e)));
       for (const entry of batch) {
@@ -477,17 +490,18 @@ export class IngestBuffer {
     if (entry.lines !== undefined) {
       const lines = entry.lines;
       const events = () => decodeEventsRecord(`${database}\n${lines}`).events;
-      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()) };
+      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()), observed: entry.observed !== undefined };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
     const text = Buffer.from(this.wal.read(position!)).toString('utf8');
     const events = () => decodeEventsRecord(text).events;
-    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()) };
+    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()), observed: entry.observed !== undefined };
   }
 
   private done(entry: Entry): void {
     this.loadedSeq = entry.seq;
     entry.settleIds?.(true);
+    entry.observed?.loaded();
     this.unsettled.delete(entry.submission);
     if (entry.state === 'logged') this.unloadedRows -= entry.rows;
     if (this.lastSeqOf.get(entry.database) === entry.seq) this.lastSeqOf.delete(entry.database);

@@ -8,7 +8,7 @@ export async function runQueries(svc: Pick<TestService, 'request' | 'privateKey'
 }
 
 /** The rows of a single statement; fails the test unless it answered 200. */
-export async function rowsOf(svc: TestService, sql: string, key = svc.privateKey): Promise<any[]> {
+export async function rowsOf(svc: Pick<TestService, 'request' | 'privateKey'>, sql: string, key = svc.privateKey): Promise<any[]> {
   const { status, body } = await runQueries(svc, [sql], key);
   if (status !== 200) throw new Error(`${sql} answered ${status}: ${JSON.stringify(body)}`);
   return body.results[0].results;
