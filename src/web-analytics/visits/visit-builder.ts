@@ -76,12 +76,18 @@ const MAX_MICROS = 253402300799000000n;
 /** After a failed build, the next is tried this much later (the events wait in the engine). */
 const RETRY_MS = 1000;
 /**
- * Between two builds of arrivals nobody waits for, at least this long, or as long as the last
- * build took if longer: under steady ingest a build after every load cut every busy device's visit
- * again each time (a cancel row and a new one each), so the builder took most of the engine and
- * memory; a read waiting for its loads' visits starts its build at once.
+ * Between two builds of arrivals nobody waits for, at least this long, or BUILD_GAP_FACTOR times as
+ * long as the last build took if longer: under steady ingest a build after every load cut every
+ * busy device's visit again each time (a cancel row and a new one each), so the builder took most
+ * of the engine and memory; a read waiting for its loads' visits starts its build at once.
  */
 const MIN_BUILD_GAP_MS = 2000;
+/**
+ * A build reads again every event of the visits it cuts, so under steady traffic its time grows
+ * with the visits open, not with the arrivals: a gap four times the last build's keeps builds
+ * nobody waits for within a fifth of one core (1 / (1 + 4)), whatever they cost.
+ */
+const BUILD_GAP_FACTOR = 4;
 /** The longest pause between two steps of a history (each waits as long as the step before took). */
 const MAX_HISTORY_PAUSE_MS = 10_000;
 /**
@@ -236,7 +242,7 @@ export class VisitBuilder {
    */
   private schedule(database: string, state: DatabaseState): void {
     if (state.running || state.paused || this.stopped || !state.dirty || (this.election && !this.election.holds())) return;
-    const due = state.lastEnded + Math.max(MIN_BUILD_GAP_MS, state.lastTook);
+    const due = state.lastEnded + Math.max(MIN_BUILD_GAP_MS, BUILD_GAP_FACTOR * state.lastTook);
     if (state.complete && !state.failing && state.waiting === 0 && performance.now() < due) {
       state.deferred ??= setTimeout(() => {
         state.deferred = undefined;
