@@ -89,7 +89,8 @@ export function touchedSpans(db: string, windows: readonly VisitWindow[], timeou
  * One insert: a cancelling copy of every stored visit reaching within `timeout` of each window
  * (`windows`, as the arrivals gave them), and the visits the engine cuts again from the events of
  * each key within its widened window (`widened`: the window and the spans of those visits). One
- * block, so one part: a stop cannot keep the cancellations without the new visits.
+ * block, so one part: a stop cannot keep the cancellations without the new visits; in it, every
+ * cancellation before any new visit.
  */
 export function rebuildVisits(db: string, windows: readonly VisitWindow[], widened: readonly VisitWindow[], timeout: number): Statement {
   const params = new SqlParams();
@@ -109,12 +110,17 @@ export function rebuildVisits(db: string, windows: readonly VisitWindow[], widen
       v.sessionPageviews, v.eventCount, v.bounce, v.entryPage, v.exitPage, ${VISIT_TABLE_COLUMNS.slice(10, -1).map(([name]) => `v.${name}`).join(', ')}, toInt8(1)
     FROM ${personVisits(where, params.bind(timeout, 'Int64'), undefined, false, source)}
     ARRAY JOIN visits AS v`;
+  // Cancelling rows go first: a collapsing table drops a new visit that comes before the
+  // cancellation of the one it replaces (same start, so same sorting key) in its block, at the
+  // insert and at merges, keeping the old one; a UNION ALL gives its branches in no set order.
   return {
     sql: `INSERT INTO ${db}.visits (${COLUMNS.join(', ')})
       SETTINGS max_insert_threads = 1, min_insert_block_size_rows = 1000000000, min_insert_block_size_bytes = 1000000000000
-      SELECT ${VALUE_COLUMNS.join(', ')}, toInt8(-1) FROM (${cancelled}) ARRAY JOIN range(toUInt64(live)) AS copy
-      UNION ALL
-      ${fresh}`,
+      SELECT * FROM (
+        SELECT ${VALUE_COLUMNS.join(', ')}, toInt8(-1) AS sign FROM (${cancelled}) ARRAY JOIN range(toUInt64(live)) AS copy
+        UNION ALL
+        ${fresh})
+      ORDER BY sign`,
     params: params.values,
   };
 }
