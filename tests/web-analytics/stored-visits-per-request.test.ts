@@ -8,7 +8,8 @@ import { answer, EVENT_METRICS, visitMetrics, type Row } from './stored-visits-r
 
 /**
  * Stored visits built one request at a time: each build replaces the stored visits its arrivals
- * touch by cancelling rows and new visits (src/web-analytics/visits/visit-build-sql.ts). Each
+ * touch by cancelling rows and new visits (src/web-analytics/visits/visit-build-sql.ts), merged
+ * with the arrivals when they only continue a visit, else cut again from its events. Each
  * request of seeded logs (stored-visits-log.ts: late and out-of-order events, identify after
  * browsing, two devices, crawlers, backend calls) is followed by a Stats API question, so every
  * request's events are built on their own, many of them continuing visits built before; the

@@ -1,5 +1,5 @@
 import { LONGEST_VISIT_DAYS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
-import { personVisits, VISIT_EVENTS } from '../stats/sessions';
+import { PAGE_PATH, personVisits, VISIT_EVENTS } from '../stats/sessions';
 import { SqlParams } from '../../sql-params';
 import { VISIT_DEFINITION } from './visit-definition';
 import type { Params } from '../../storage/storage';
@@ -36,15 +36,99 @@ export function nextStepEnd(db: string, after: string, step: number, below: stri
   };
 }
 
-/** Per visit key, the span of the visit events that arrived in (after, through]. */
-export function arrivedWindows(db: string, after: string, through: string): Statement {
-  return {
-    sql: `SELECT ${VISIT_KEY} AS key, toString(toUnixTimestamp64Micro(min(timestamp))) AS from, toString(toUnixTimestamp64Micro(max(timestamp))) AS to
+/** The arrivals in (after, through], by µs bound as `after` and `through`. */
+const ARRIVED = "parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') AND parsedAt <= fromUnixTimestamp64Micro({through:Int64}, 'UTC')";
+
+/**
+ * Per visit key, what its visit events that arrived in (after, through] add up to, in the order
+ * visits are cut (time, arrival, uuid): the first and last time (µs), how many, page views, other
+ * interactive events (a bounce has none), the first and last page, and the widest gap between two.
+ */
+function arrivals(db: string): string {
+  // Each event's columns once, its page only for a page view (the JSON read once, and only there).
+  return `SELECT key, min(t) AS first, max(t) AS last, count() AS n, countIf(isPage) AS pages, countIf(interactive AND NOT isPage) AS others,
+      argMinIf(path, (t, p, uuid), isPage) AS entry, argMaxIf(path, (t, p, uuid), isPage) AS exit,
+      arrayMax(arrayDifference(arraySort(groupArray(t)))) AS widest
+    FROM (
+      SELECT ${VISIT_KEY} AS key, toUnixTimestamp64Micro(timestamp) AS t, toUnixTimestamp64Micro(parsedAt) AS p, uuid, type = 'page' AS isPage,
+        JSONExtractRaw(context, 'interactive') != 'false' AS interactive, if(isPage, ${PAGE_PATH}, '') AS path
       FROM ${db}.events
-      WHERE parsedAt > fromUnixTimestamp64Micro({after:Int64}, 'UTC') AND parsedAt <= fromUnixTimestamp64Micro({through:Int64}, 'UTC')
-        AND ${VISIT_EVENTS} AND ${VISIT_KEY} != ''
-      GROUP BY key`,
-    params: { after, through },
+      WHERE ${ARRIVED} AND ${VISIT_EVENTS} AND key != '')
+    GROUP BY key`;
+}
+
+/**
+ * The last live stored visit of each key with arrivals in (after, through] (value columns and
+ * `live`). The keys and the earliest time are taken from every arrival, visit events or not: a
+ * bound as good for the table's order, without the visit events' test.
+ */
+function lastVisits(db: string): string {
+  const values = VALUE_COLUMNS.join(', ');
+  return `SELECT * FROM (
+      SELECT ${values}, sum(sign) AS live FROM ${db}.visits
+      WHERE start >= (SELECT min(timestamp) FROM ${db}.events WHERE ${ARRIVED}) - INTERVAL ${LONGEST_VISIT_DAYS} DAY
+        AND visitKey IN (SELECT ${VISIT_KEY} FROM ${db}.events WHERE ${ARRIVED})
+      GROUP BY ${values} HAVING live > 0)
+    ORDER BY visitKey, end DESC LIMIT 1 BY visitKey`;
+}
+
+/**
+ * Whether a key's arrivals (`a`) only continue its last stored visit (`v`): every arrival after
+ * the visit's last event, the first within the timeout (`{timeout:Int64}`, µs) of it and no two
+ * further apart, the visit counted once. A merge of the two is then the visit a cut of all its
+ * events gives, but for one case left to the cut: a visit without page views whose arrivals
+ * bring its first and only one, whose bounce hangs on its other events, which the stored visit
+ * does not count. Strictly after: a visit that holds an arrival already (built again after a
+ * stop) is cut again instead.
+ */
+const CONTINUES = `v.visitKey != '' AND a.first > toUnixTimestamp64Micro(v.end) AND a.first - toUnixTimestamp64Micro(v.end) < {timeout:Int64}
+  AND a.widest < {timeout:Int64} AND v.live = 1 AND NOT (v.pageviews = 0 AND a.pages = 1)`;
+
+/**
+ * Per visit key, the span of the visit events that arrived in (after, through], but for the keys
+ * whose arrivals only continue their last visit (CONTINUES): `extendVisits` builds those, without
+ * reading their earlier events again.
+ */
+export function arrivedWindows(db: string, after: string, through: string, timeout: number): Statement {
+  return {
+    sql: `SELECT a.key AS key, toString(a.first) AS from, toString(a.last) AS to
+      FROM (${arrivals(db)}) AS a LEFT JOIN (${lastVisits(db)}) AS v ON v.visitKey = a.key
+      WHERE NOT (${CONTINUES})`,
+    params: { after, through, timeout },
+  };
+}
+
+/** The keys whose arrivals continue their last visit, with its value columns and what the arrivals add. */
+function continuedVisits(db: string): string {
+  return `SELECT a.key AS visitKey, ${VALUE_COLUMNS.filter((c) => c !== '`visitKey`').map((c) => `v.${c} AS ${c}`).join(', ')},
+      a.last AS last, a.n AS n, a.pages AS pages, a.others AS others, a.entry AS entry, a.exit AS exit
+    FROM (${arrivals(db)}) AS a INNER JOIN (${lastVisits(db)}) AS v ON v.visitKey = a.key
+    WHERE ${CONTINUES}`;
+}
+
+/**
+ * One insert: for each key whose arrivals in (after, through] only continue its last visit
+ * (`continuedVisits`), a cancelling copy of that visit and the visit merged with them: its start
+ * and first event's attributes, the last arrival's time as its end, the counts added, its entry
+ * page unless it had no page view, the last arrival's page as its exit when they bring one, and
+ * a bounce only if it still has a single page view and nothing else interactive. Reads the
+ * arrivals and the stored visits, never the visit's earlier events. One block, so one part.
+ */
+export function extendVisits(db: string, after: string, through: string, timeout: number): Statement {
+  const merged: Record<string, string> = {
+    '`end`': "if(s = 1, fromUnixTimestamp64Micro(last, 'UTC'), `end`)",
+    '`pageviews`': 'if(s = 1, `pageviews` + pages, `pageviews`)',
+    '`events`': 'if(s = 1, `events` + n, `events`)',
+    '`bounce`': 'if(s = 1, `pageviews` + pages = 1 AND `bounce` = 1 AND others = 0, `bounce`)',
+    '`entryPage`': 'if(s = 1 AND `pageviews` = 0, entry, `entryPage`)',
+    '`exitPage`': 'if(s = 1 AND pages > 0, exit, `exitPage`)',
+  };
+  return {
+    sql: `INSERT INTO ${db}.visits (${COLUMNS.join(', ')})
+      SETTINGS max_insert_threads = 1, min_insert_block_size_rows = 1000000000, min_insert_block_size_bytes = 1000000000000
+      SELECT ${VALUE_COLUMNS.map((c) => merged[c] ?? c).join(', ')}, toInt8(s)
+      FROM (${continuedVisits(db)}) ARRAY JOIN [-1, 1] AS s`,
+    params: { after, through, timeout },
   };
 }
 

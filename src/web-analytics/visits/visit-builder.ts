@@ -1,6 +1,6 @@
 import type { Logger } from '../../log';
 import { identifier, type Storage } from '../../storage/storage';
-import { arrivedWindows, deleteVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
+import { arrivedWindows, deleteVisits, extendVisits, dropVisits, historyStepEnd, historyWindows, newestArrival, nextStepEnd, readProgress, rebuildVisits, storedSpans, touchedSpans, writeProgress, type Statement, type VisitWindow } from './visit-build-sql';
 import { VISIT_DEFINITION } from './visit-definition';
 
 export interface VisitBuilderOptions {
@@ -83,9 +83,8 @@ const RETRY_MS = 1000;
  */
 const MIN_BUILD_GAP_MS = 2000;
 /**
- * A build reads again every event of the visits it cuts, so under steady traffic its time grows
- * with the visits open, not with the arrivals: a gap four times the last build's keeps builds
- * nobody waits for within a fifth of one core (1 / (1 + 4)), whatever they cost.
+ * A gap four times the last build's keeps builds nobody waits for within a fifth of one core
+ * (1 / (1 + 4)), whatever they cost: a visit cut again reads all its events again.
  */
 const BUILD_GAP_FACTOR = 4;
 /** The longest pause between two steps of a history (each waits as long as the step before took). */
@@ -303,8 +302,13 @@ export class VisitBuilder {
       const count = Number(next?.n ?? 0);
       if (count === 0) break;
       const through = String(next!.through);
-      const windows = await this.windows(arrivedWindows(db, state.through!, through));
-      if (windows.length > 0) await this.rebuild(db, windows);
+      // The keys whose arrivals only continue their last visit are merged into it; the others'
+      // visits are cut again. Both are read before either insert, whose keys they split.
+      const windows = await this.windows(arrivedWindows(db, state.through!, through, this.timeoutMicros));
+      const widened = windows.length > 0 ? await this.widen(db, windows) : [];
+      const extend = extendVisits(db, state.through!, through, this.timeoutMicros);
+      await this.storage.command(extend.sql, extend.params, 'background');
+      if (windows.length > 0) await this.cut(db, windows, widened);
       await this.query(writeProgress(db, { through, complete: true, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
       state.through = through;
       if (count < this.step || this.stopped) break;
@@ -390,12 +394,20 @@ export class VisitBuilder {
 
   /** Cuts again the visits of each window's key, widened to the stored visits it touches. */
   private async rebuild(db: string, windows: VisitWindow[]): Promise<void> {
+    await this.cut(db, windows, await this.widen(db, windows));
+  }
+
+  /** Each window widened to the stored visits of its key that reach within the timeout of it. */
+  private async widen(db: string, windows: VisitWindow[]): Promise<VisitWindow[]> {
     const touched = new Map((await this.windows(touchedSpans(db, windows, this.timeoutMicros))).map((w) => [w.key, w]));
-    const widened = windows.map((w) => {
+    return windows.map((w) => {
       const t = touched.get(w.key);
       if (!t) return w;
       return { key: w.key, from: BigInt(t.from) < BigInt(w.from) ? t.from : w.from, to: BigInt(t.to) > BigInt(w.to) ? t.to : w.to };
     });
+  }
+
+  private async cut(db: string, windows: VisitWindow[], widened: VisitWindow[]): Promise<void> {
     const statement = rebuildVisits(db, windows, widened, this.timeoutMicros);
     await this.storage.command(statement.sql, statement.params, 'background');
   }
