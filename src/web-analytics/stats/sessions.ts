@@ -90,7 +90,22 @@ const FROM_BROWSER = `(${PAGE_PATH} != '' OR ${PAGE_URL} != '' OR JSONExtractStr
  * by no act of the visitor; not those of automated clients (src/events/bots.ts), and only those
  * sent from a browser (FROM_BROWSER).
  */
-export const VISIT_EVENTS = `((type = 'page' OR (type = 'track' AND event != 'engagement')) AND ${HUMAN_EVENTS} AND ${FROM_BROWSER})`;
+export const VISIT_EVENTS = visitEvents(FROM_BROWSER);
+
+function visitEvents(fromBrowser: string): string {
+  return `((type = 'page' OR (type = 'track' AND event != 'engagement')) AND ${HUMAN_EVENTS} AND ${fromBrowser})`;
+}
+
+/**
+ * VISIT_EVENTS for the events a page condition selects: `emptyPage`, the condition as it holds for
+ * an event without a page (a constant), says whether such an event can be selected. When it
+ * cannot, every event selected has a page and so comes from a browser, and the engine folds the
+ * browser test away: it reads neither the page's URL nor the browser's name (a third of the cost
+ * of reading a range's events for a page filter).
+ */
+export function visitEventsOnPages(emptyPage: string): string {
+  return visitEvents(`(NOT (${emptyPage}) OR ${FROM_BROWSER})`);
+}
 
 /**
  * A subquery of the events `where` selects (a condition on `events_with_persons`, such as the
