@@ -46,7 +46,11 @@ const TABLE = /^TABLE id: (\d+), alias: (\S+), table_name: (\S+)/;
 const TABLE_FUNCTION = /^TABLE_FUNCTION id: \d+, alias: \S+, table_function_name: (\S+)/;
 const FUNCTION = /^FUNCTION id: \d+, function_name: (\w+), function_type: ordinary, result_type: (.+)$/;
 const OBJECT_COLUMN = /^COLUMN id: \d+, column_name: (\w+), result_type: String, source_id: (\d+)$/;
-const READ_COLUMN = new RegExp(`^COLUMN id: \\d+, column_name: (${READ_COLUMN_PREFIX}[0-9a-f]{16}), result_type: .+, source_id: (\\d+)$`);
+/**
+ * A stored read's column, or a subcolumn of it: the analyzer reads `c != ''` of a String column as
+ * its `c.size` (optimize_functions_to_subcolumns), and `isNull(c)` of a Nullable one as `c.null`.
+ */
+const READ_COLUMN = new RegExp(`^COLUMN id: \\d+, column_name: (${READ_COLUMN_PREFIX}[0-9a-f]{16})(?:\\.\\w+)*, result_type: .+, source_id: (\\d+)$`);
 const CONSTANT = /^CONSTANT id: \d+, constant_value: (.+), constant_value_type: (\w+)$/;
 
 /** A constant argument's value (a string, an integer), or undefined for any other. */

@@ -72,6 +72,15 @@ describeInProcess('fast property reads', () => {
       expect(await ask(BREAKDOWN)).toBe(before.text);
     });
 
+    test('is read from its column where the analyzer reads a part of it (`!= \'\'` is its `.size` subcolumn)', async () => {
+      // Alone in `!= ''`, the column is read as its subcolumn of lengths: the rewrite still holds
+      // (the Stats API's condition on a visitor's browser reads so).
+      const sql = `SELECT count() AS n FROM events WHERE ${PLAN} != ''`;
+      const statement = await stored.fastReads.prepare(stored.sandbox, database, sql);
+      expect(statement).toContain(`(${readColumnName(PLAN)} AS \`${PLAN}\`)`);
+      expect(await stored.sandbox.inspect(database, statement)).toBe(await stored.sandbox.inspect(database, sql));
+    });
+
     test('is read from its column through events_with_persons and a table alias', async () => {
       const sql = `SELECT e.personId, ${PLAN.replace('properties', 'e.properties')} AS plan FROM events_with_persons AS e ORDER BY e.personId`;
       expect(await stored.fastReads.prepare(stored.sandbox, database, sql)).toContain(`(e.${readColumnName(PLAN)} AS`);

@@ -283,7 +283,7 @@ function timeValue(ms: number, bucket: string, timezone: string): string {
   return `${w.year}-${w.month}-${w.day}`;
 }
 
-type Filter = unknown[];
+export type Filter = unknown[];
 
 function matchesFilter(filter: Filter, value: (dimension: string) => string): boolean {
   const [op] = filter as [string];

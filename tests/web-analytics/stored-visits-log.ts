@@ -7,7 +7,8 @@ import { DAY, gapToNext, HOUR, markedBot, MINUTE, randomVisitContext, visitEvent
  * stale: events sent late (hours after newer ones) and out of order within and across requests,
  * anonymous browsing then identify (Segment's way: the anonymousId kept, the userId added), one
  * person on two devices (two anonymousIds identified as the same userId, visits overlapping in
- * time), server-side events with only the userId (no page, no browser: no visit), crawlers,
+ * time), server-side events with only the userId (no page, no browser: no visit), some of them
+ * within a signed-in user's visit (the same visit key), crawlers,
  * visits across midnight; the test restarts the
  * service and erases a person at points the log names.
  */
@@ -83,6 +84,9 @@ export function storedVisitsLog({ seed, from, days, persons, sameDefinitions = f
         if (random() < 0.05) events.push({ type: 'track', event: 'engagement', ...who, properties: { sd: 40 }, timestamp: new Date(t + 5000).toISOString() });
         // A server sends an order signed in with only the userId: a device of its own.
         if (kind === 'server' && k >= signInAt && random() < 0.5) events.push({ type: 'track', event: 'Order Completed', userId, properties: { revenue: 10 }, timestamp: new Date(t + 2000).toISOString() });
+        // A server's call for a user browsing signed in (no anonymous id): the same visit key as
+        // the browser's events, within their visit, yet of no visit (no page, no browser).
+        if (kind === 'signed' && !sameDefinitions && random() < 0.3) events.push({ type: 'track', event: 'Invoice Sent', userId, properties: { amount: 10 }, timestamp: new Date(t + 1000).toISOString() });
         t += gapToNext(random);
       }
     }

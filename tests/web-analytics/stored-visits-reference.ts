@@ -1,4 +1,4 @@
-import { reference, sessionize, type Ev } from './stats-reference';
+import { reference, sessionize, type Ev, type Filter } from './stats-reference';
 
 /**
  * The Stats API's answers by the stored visits' definition (issue 38), through the plain
@@ -21,7 +21,7 @@ export const EVENT_METRICS = ['pageviews', 'events'] as const;
 
 export type Row = { dimensions: string[]; metrics: number[] };
 
-/** `metrics` of the visits of `events` active in `range`, in one row or broken down by `dimensions`, in the Stats API's default order. */
-export function answer(events: readonly Ev[], range: Range, metrics: readonly string[], dimensions: readonly string[]): Row[] {
-  return reference(sessionize(events, range.from, range.to), { metrics: [...metrics], dimensions: [...dimensions] }, range.from).rows;
+/** `metrics` of the visits of `events` active in `range`, in one row or broken down by `dimensions`, in the Stats API's default order; `filters` as the Stats API's. */
+export function answer(events: readonly Ev[], range: Range, metrics: readonly string[], dimensions: readonly string[], filters: Filter[] = []): Row[] {
+  return reference(sessionize(events, range.from, range.to), { metrics: [...metrics], dimensions: [...dimensions], filters }, range.from).rows;
 }

@@ -1,7 +1,7 @@
 import { VISIT_ATTRIBUTE_COLUMNS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
 import type { StatsMetric } from './model';
 import { bucketSql, type Dimension, type TimeBucket } from './compile';
-import { PAGE_PATH, VISIT_EVENTS } from './sessions';
+import { PAGE_PATH, VISIT_EVENTS, visitEventsOnPages } from './sessions';
 
 /**
  * Questions answered from stored visits (`visits_with_persons`, src/storage/migrations/visits.ts)
@@ -21,6 +21,8 @@ export interface StoredQuestion {
   visitConditions: readonly string[];
   /** Conditions of top-level filters on `event:page` (over an event's `path`). */
   pageConditions: readonly string[];
+  /** The same conditions for an event without a page (`path` ''): constants. */
+  emptyPageConditions: readonly string[];
   /** The page filters applied to the visit's entry page: the visits whose bounces count. */
   entryConditions: readonly string[];
   visitsInRange: string;
@@ -60,6 +62,9 @@ export function filterKind(filter: unknown): 'visit' | 'page' | 'other' {
   return 'other';
 }
 
+/** The visit events that the page filters may select (sessions.ts's visitEventsOnPages). */
+const pageEvents = (q: StoredQuestion) => (q.pageConditions.length > 0 ? visitEventsOnPages(and(q.emptyPageConditions)) : VISIT_EVENTS);
+
 const VISIT_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
 const and = (parts: readonly string[]) => (parts.length === 0 ? '1' : parts.map((p) => `(${p})`).join(' AND '));
 const list = (names: readonly string[]) => names.map((n) => `, ${n}`).join('');
@@ -89,10 +94,13 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   if (byTime && counts && q.visitConditions.length > 0) return undefined;
   const counted = !byTime && counts;
   // The range's events of each visit key, for visits selected by their pages or counting them.
+  // With visit filters, only the keys of the visits they select (a visit the join keeps is one of
+  // them): the events of other devices are not grouped nor joined.
   const span = (t: string) => `${t} >= toUnixTimestamp64Micro(start) AND ${t} <= toUnixTimestamp64Micro(end)`;
+  const selectedKeys = q.visitConditions.length > 0 ? ` AND ${VISIT_KEY} IN (SELECT visitKey FROM visits WHERE ${and([q.visitsInRange, ...q.visitConditions])})` : '';
   const keyEvents = paged || counted
-    ? `\n      ${paged ? 'INNER' : 'LEFT'} JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times, groupArray(toUInt8(type = 'page')) AS pages
-        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS k USING (visitKey)`
+    ? `\n      ${paged ? 'INNER' : 'LEFT'} JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times${counted ? ", groupArray(toUInt8(type = 'page')) AS pages" : ''}
+        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${pageEvents(q)} AND ${q.eventsInRange}${selectedKeys}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS k USING (visitKey)`
     : '';
   const inRangeCounts = counted ? `arrayCount((t, p) -> p AND ${span('t')}, times, pages)` : 'pageviews';
   const inRangeEvents = counted ? `arrayCount(t -> ${span('t')}, times)` : 'events';
@@ -151,7 +159,7 @@ const PAGE_METRICS = new Set<StatsMetric>(['visitors', 'pageviews', 'events', 'b
 export function pagesSource(q: StoredQuestion): StoredSource | undefined {
   if (q.dimensions.length !== 1 || q.dimensions[0]!.name !== 'event:page' || q.visitConditions.length > 0 || !q.metrics.every((m) => PAGE_METRICS.has(m))) return undefined;
   const pages = `SELECT path AS d_0, uniqExact(personId) AS pageVisitors, countIf(type = 'page') AS pageViews, count() AS pageEvents
-    FROM (SELECT personId, type, ${PAGE_PATH} AS path FROM events_with_persons WHERE ${VISIT_EVENTS} AND personId != '' AND ${q.eventsInRange})
+    FROM (SELECT personId, type, ${PAGE_PATH} AS path FROM events_with_persons WHERE ${pageEvents(q)} AND personId != '' AND ${q.eventsInRange})
     WHERE ${and(q.pageConditions)} GROUP BY d_0`;
   const bounces = `SELECT entryPage AS d_0, sum(sign * bounce) AS bs, sum(sign) AS bv FROM visits WHERE ${q.visitsInRange} GROUP BY d_0`;
   return {
