@@ -74,7 +74,7 @@ const track = (url: string): LoadRequest => ({
 });
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const atLeast = (ratio: number, target: number) => `≥ ${target.toFixed(2)} ${mark(ratio >= target)}`;
-const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}`;
+const latency = (r: LoadResult) => `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}${r.failures ? `, ${r.failures} failed` : ''}${r.unsent ? `, ${r.unsent} not sent (the generator at its limit of requests in flight)` : ''}`;
 
 const workDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
 const removeWorkDir = () => rmSync(workDir, { recursive: true, force: true });
