@@ -1,4 +1,5 @@
 import type { AcceptedEvent } from '../events/event-rows';
+import type { IngestObserver } from '../events/ingest-buffer';
 import type { Event } from '../events/model';
 import type { Logger } from '../log';
 import { identifier, jsonLines, StorageQueryError, type Storage } from '../storage/storage';
@@ -24,11 +25,6 @@ class Chunk {
   readonly added = Promise.withResolvers<void>();
 }
 
-/** What the ingest buffer is handed for a logged submission: told once its events are loaded. */
-export interface LoggedSubmission {
-  loaded(): void;
-}
-
 /**
  * Keeps each workspace's `catalog` (src/storage/migrations/catalog.ts): the rows of the events the
  * ingest buffer logs, observed then (where they are already parsed) and added once loaded, a
@@ -38,7 +34,7 @@ export interface LoggedSubmission {
  * steps of arrival time, each step's insert with a token of its range so that a step repeated
  * after a stop is stored once; `catalog_progress` records each step, so a restart goes on.
  */
-export class CatalogRecorder {
+export class CatalogRecorder implements IngestObserver {
   private running: Promise<void> | undefined;
   private stopping = false;
   /** Batches whose rows could not be added (storage away): their counts are missing from the catalog. */
@@ -74,7 +70,7 @@ export class CatalogRecorder {
    * Observes a submission's events as the ingest log takes them (the buffer's `observer`); their
    * rows are added once the chunk they joined is closed and all its submissions are loaded.
    */
-  logged(database: string, events: readonly AcceptedEvent[]): LoggedSubmission {
+  logged(database: string, events: readonly AcceptedEvent[]): { loaded(): void } {
     let chunk = this.open.get(database);
     if (!chunk) this.open.set(database, (chunk = new Chunk()));
     for (const { event } of events) chunk.observations.add(event);

@@ -75,10 +75,7 @@ export interface IngestBufferOptions {
    * parsed (the event catalog observes them), and of each load's start; the answer of `logged` is
    * told once those events are loaded. Must not throw, and must be quick.
    */
-  observer?: {
-    logged(database: string, events: readonly AcceptedEvent[]): { loaded(): void };
-    loadStarts(): void;
-  };
+  observer?: IngestObserver;
   /** Told of each insert of events `observer` was not told of (replayed from the log) once stored, with their JSON lines and the insert's de-duplication token, and waited for. Must not throw. */
   onStored?: (database: string, lines: readonly string[], token: string) => Promise<void>;
   /** Told of each insert into the engine: its rows and how long it took. Must not throw (for metrics). */
@@ -89,6 +86,14 @@ export interface IngestBufferOptions {
   onSuppressed?: (database: string, events: number) => void;
   /** Checks a submission's events (those not suppressed) against the database's tracking plan: undefined when none applies or all pass. Must be quick. */
   screen?: (database: string, events: readonly AcceptedEvent[], door: Door | undefined) => Screening | undefined;
+}
+
+/** What `IngestBufferOptions.observer` is told (the event catalog, src/catalog/catalog-recorder.ts). */
+export interface IngestObserver {
+  /** A submission's events took their place in the log; the answer is told once they are loaded. */
+  logged(database: string, events: readonly AcceptedEvent[]): { loaded(): void };
+  /** A load starts, with the submissions logged so far. */
+  loadStarts(): void;
 }
 
 /** The door events came through: a tracking plan may treat each its own way. */

@@ -306,8 +306,7 @@ export class VisitBuilder {
       // visits are cut again. Both are read before either insert, whose keys they split.
       const windows = await this.windows(arrivedWindows(db, state.through!, through, this.timeoutMicros));
       const widened = windows.length > 0 ? await this.widen(db, windows) : [];
-      const extend = extendVisits(db, state.through!, through, this.timeoutMicros);
-      await this.storage.command(extend.sql, extend.params, 'background');
+      await this.command(extendVisits(db, state.through!, through, this.timeoutMicros));
       if (windows.length > 0) await this.cut(db, windows, widened);
       await this.query(writeProgress(db, { through, complete: true, historyThrough: '0' }, this.timeoutMinutes, this.nextVersion(state)));
       state.through = through;
@@ -407,13 +406,16 @@ export class VisitBuilder {
     });
   }
 
-  private async cut(db: string, windows: VisitWindow[], widened: VisitWindow[]): Promise<void> {
-    const statement = rebuildVisits(db, windows, widened, this.timeoutMicros);
-    await this.storage.command(statement.sql, statement.params, 'background');
+  private cut(db: string, windows: VisitWindow[], widened: VisitWindow[]): Promise<void> {
+    return this.command(rebuildVisits(db, windows, widened, this.timeoutMicros));
   }
 
   private async windows(statement: Statement): Promise<VisitWindow[]> {
     return (await this.query(statement)).map((r) => ({ key: String(r.key), from: String(r.from), to: String(r.to) }));
+  }
+
+  private command(statement: Statement): Promise<void> {
+    return this.storage.command(statement.sql, statement.params, 'background');
   }
 
   private query(statement: Statement) {
