@@ -112,21 +112,25 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   ];
   const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
   const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
-  // The visits' rows, `mixed` for the persons with a cancelled row in the range (a visit built
-  // again and not yet merged away): only theirs need summing per person to be counted exactly.
+  // The visits' rows of the range: a visit built again and not yet merged away has rows that
+  // cancel (sign -1) beside its new ones.
   const rows = (dimensionColumns: readonly string[]) => `
       SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, ${and(q.entryConditions)} AS entered,
-        intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')},
-        personId IN (SELECT personId FROM visits_with_persons WHERE sign < 0 AND ${q.visitsInRange}) AS mixed
+        intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')}
       FROM visits_with_persons${keyEvents}${hourly && dimensionColumns.length > 0 ? `\n      ARRAY JOIN ${activeHours(q.tz)} AS slot` : ''}
       WHERE ${and(dimensionColumns.length > 0 ? where : where.filter((w) => !w.startsWith('slot')))}`;
-  // Visitors: the persons without cancelled rows, distinct, and those with, whose rows leave a visit.
-  const visitors = 'uniqExactIf(personId, NOT mixed) + arrayCount(n -> n > 0, sumMapIf([personId], [toInt64(sign)], mixed).2)';
-  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}${visitors} AS visitorCount, sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs,
-      sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv, sum(sign * duration) AS durs
-    FROM (${rows(columns)})${names.length > 0 ? `\n    GROUP BY ${names.join(', ')}` : ''}`;
+  // Summed per person first: a visitor is a person whose rows leave a visit (net sign above 0),
+  // which counts cancelled rows exactly and costs less than counting distinct persons.
+  const perPerson = (dimensionColumns: readonly string[], dimensionNames: readonly string[]) => `
+    SELECT ${dimensionNames.map((n) => `${n}, `).join('')}personId, sum(sign) AS visits, sum(sign * pageviews) AS pageviews, sum(sign * events) AS events,
+      sum(sign * bounce * entered) AS bounces, sum(sign * entered) AS entries, sum(sign * duration) AS duration
+    FROM (${rows(dimensionColumns)})
+    GROUP BY ${dimensionNames.map((n) => `${n}, `).join('')}personId`;
+  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}countIf(visits > 0) AS visitorCount, sum(visits) AS vis, sum(pageviews) AS pvs, sum(events) AS evs,
+      sum(bounces) AS bs, sum(entries) AS bv, sum(duration) AS durs
+    FROM (${perPerson(columns, names)})${names.length > 0 ? `\n    GROUP BY ${names.join(', ')}` : ''}`;
   // The visitors of the whole question, for `percentage` only.
-  const total = q.metrics.includes('percentage') ? `(SELECT ${visitors} FROM (${rows([])}))` : '0';
+  const total = q.metrics.includes('percentage') ? `(SELECT countIf(visits > 0) FROM (${perPerson([], [])}))` : '0';
   const joinEvents = byTime && !paged;
   const source = `FROM (SELECT *, ${total} AS totalVisitors FROM (${grouped})) AS s${
     joinEvents ? (names.length > 0 ? ` LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : ` CROSS JOIN (${events}) AS e`) : ''
