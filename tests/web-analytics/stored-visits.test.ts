@@ -165,10 +165,10 @@ async function differences(c: Case, range: NamedRange) {
 }
 
 /**
- * Questions of pages (stored-visits.ts: visits selected by a page of the range, the top pages):
- * the overview's filtered screen and top pages; a page filter that holds for an event without a
- * page, which a server's call within a signed-in user's visit (no page, no browser) must not
- * satisfy; a negated one beside visit filters.
+ * Questions of pages and goals (stored-visits.ts: visits selected by a page of the range, the top
+ * pages, the goals): the overview's filtered screen, top pages and goal conversions; a page filter
+ * that holds for an event without a page, which a server's call within a signed-in user's visit
+ * (no page, no browser) must not satisfy; a negated one beside visit filters.
  */
 const FILTERED: ReadonlyArray<{ metrics: readonly string[]; dimensions: readonly string[]; filters: Filter[] }> = [
   { metrics: ['visitors', 'visits', 'bounce_rate', 'visit_duration'], dimensions: [], filters: [['is', 'visit:country', ['DE', 'FR']], ['contains', 'event:page', ['/docs']]] },
@@ -178,6 +178,8 @@ const FILTERED: ReadonlyArray<{ metrics: readonly string[]; dimensions: readonly
   { metrics: ['visitors', 'visits'], dimensions: ['visit:country'], filters: [['matches', 'event:page', ['^$', '^/blog']]] },
   { metrics: ['visitors', 'pageviews', 'events', 'bounce_rate'], dimensions: ['event:page'], filters: [] },
   { metrics: ['visitors', 'pageviews', 'bounce_rate'], dimensions: ['event:page'], filters: [['contains', 'event:page', ['/blog', '/docs']]] },
+  // The overview's goal conversions: the rate's divisor is the visitors of the range's visits.
+  { metrics: ['visitors', 'events', 'conversion_rate'], dimensions: ['event:goal'], filters: [] },
 ];
 
 describe('stored visits equal a plain sessionization per device', () => {

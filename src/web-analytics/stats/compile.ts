@@ -19,7 +19,7 @@ import {
 } from './model';
 import { sessionEvents, sessionVisits, type SessionNeeds } from './sessions';
 import { LONGEST_VISIT_DAYS } from '../../storage/migrations/visits';
-import { filterKind, pagesSource, storedVisitEvents, storedVisitsSource, type StoredQuestion } from './stored-visits';
+import { filterKind, goalsSource, pagesSource, storedVisitEvents, storedVisitsSource, type StoredQuestion } from './stored-visits';
 
 /**
  * The Stats API v2 compiler: a pure function from a Plausible query (checked here, with
@@ -516,7 +516,7 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
       tz,
       rangeStart,
     };
-    const answered = kinds.every((k) => k !== 'other') ? storedVisitsSource(stored) ?? pagesSource(stored) : undefined;
+    const answered = kinds.every((k) => k !== 'other') ? storedVisitsSource(stored) ?? pagesSource(stored) ?? goalsSource(stored) : undefined;
     if (answered) return finish(answered.source, answered.metrics, answered.having);
   }
   const withTotals = needsTotals ? `SELECT *, uniqExactIf(personId, anyM) OVER () AS totalVisitors, uniqExactIf(personId, anyM0) OVER () AS totalVisitors0 FROM (${perVisit})` : `SELECT *, 0 AS totalVisitors, 0 AS totalVisitors0 FROM (${perVisit})`;

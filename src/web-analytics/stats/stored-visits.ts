@@ -65,6 +65,12 @@ export function filterKind(filter: unknown): 'visit' | 'page' | 'other' {
 /** The visit events that the page filters may select (sessions.ts's visitEventsOnPages). */
 const pageEvents = (q: StoredQuestion) => (q.pageConditions.length > 0 ? visitEventsOnPages(and(q.emptyPageConditions)) : VISIT_EVENTS);
 
+/** Of rows summed per person (`visits`: the sum of their signs), the visitors: persons whose rows leave a visit. */
+const VISITORS = 'countIf(visits > 0)';
+
+/** Each person's visits in the range, summed over the rows' signs (a cancelled visit's rows sum to nothing). */
+const visitsPerPerson = (visitsInRange: string) => `SELECT personId, sum(sign) AS visits FROM visits_with_persons WHERE ${visitsInRange} GROUP BY personId`;
+
 const VISIT_METRICS = new Set<StatsMetric>(['visitors', 'visits', 'bounce_rate', 'visit_duration', 'views_per_visit', 'percentage']);
 const and = (parts: readonly string[]) => (parts.length === 0 ? '1' : parts.map((p) => `(${p})`).join(' AND '));
 const list = (names: readonly string[]) => names.map((n) => `, ${n}`).join('');
@@ -126,11 +132,11 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
       sum(sign * bounce * entered) AS bounces, sum(sign * entered) AS entries, sum(sign * duration) AS duration
     FROM (${rows(dimensionColumns)})
     GROUP BY ${dimensionNames.map((n) => `${n}, `).join('')}personId`;
-  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}countIf(visits > 0) AS visitorCount, sum(visits) AS vis, sum(pageviews) AS pvs, sum(events) AS evs,
+  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}${VISITORS} AS visitorCount, sum(visits) AS vis, sum(pageviews) AS pvs, sum(events) AS evs,
       sum(bounces) AS bs, sum(entries) AS bv, sum(duration) AS durs
     FROM (${perPerson(columns, names)})${names.length > 0 ? `\n    GROUP BY ${names.join(', ')}` : ''}`;
   // The visitors of the whole question, for `percentage` only.
-  const total = q.metrics.includes('percentage') ? `(SELECT countIf(visits > 0) FROM (${perPerson([], [])}))` : '0';
+  const total = q.metrics.includes('percentage') ? `(SELECT ${VISITORS} FROM (${perPerson([], [])}))` : '0';
   const joinEvents = byTime && !paged;
   const source = `FROM (SELECT *, ${total} AS totalVisitors FROM (${grouped})) AS s${
     joinEvents ? (names.length > 0 ? ` LEFT JOIN (${events}) AS e USING (${names.join(', ')})` : ` CROSS JOIN (${events}) AS e`) : ''
@@ -178,6 +184,36 @@ export function pagesSource(q: StoredQuestion): StoredSource | undefined {
       views_per_visit: '0',
       percentage: '0',
       conversion_rate: '0',
+    },
+    having: '1',
+  };
+}
+
+const GOAL_METRICS = new Set<StatsMetric>(['visitors', 'events', 'conversion_rate']);
+
+/**
+ * Goal conversions, unfiltered: each goal's converting visitors and events from the range's custom
+ * events, and its conversion rate over the visitors of the range's stored visits (Plausible's
+ * total visitors), without finding each event's visit.
+ */
+export function goalsSource(q: StoredQuestion): StoredSource | undefined {
+  const filtered = q.visitConditions.length + q.pageConditions.length > 0;
+  if (q.dimensions.length !== 1 || q.dimensions[0]!.name !== 'event:goal' || filtered || !q.metrics.every((m) => GOAL_METRICS.has(m))) return undefined;
+  const goals = `SELECT event AS d_0, uniqExact(personId) AS goalVisitors, count() AS goalEvents
+    FROM events_with_persons WHERE ${VISIT_EVENTS} AND type = 'track' AND event != '' AND personId != '' AND ${q.eventsInRange} GROUP BY d_0`;
+  const total = q.metrics.includes('conversion_rate') ? `(SELECT ${VISITORS} FROM (${visitsPerPerson(q.visitsInRange)}))` : '0';
+  return {
+    source: `FROM (SELECT *, ${total} AS totalVisitors FROM (${goals}))`,
+    metrics: {
+      visitors: 'any(goalVisitors)',
+      visits: '0',
+      pageviews: '0',
+      events: 'any(goalEvents)',
+      bounce_rate: '0',
+      visit_duration: '0',
+      views_per_visit: '0',
+      percentage: '0',
+      conversion_rate: 'ifNotFinite(round(any(goalVisitors) / any(totalVisitors) * 100, 2), 0)',
     },
     having: '1',
   };
