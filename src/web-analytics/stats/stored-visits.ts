@@ -119,20 +119,30 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   const eventColumns = q.dimensions.map((d, i) => `${bucketSql('timestamp', q.buckets.get(d.name)!, q.tz, q.rangeStart)} AS d_${i}`);
   const events = `SELECT ${eventColumns.map((c) => `${c}, `).join('')}countIf(type = 'page') AS epv, count() AS eev FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${names.length > 0 ? ` GROUP BY ${names.join(', ')}` : ''}`;
   // The visits' rows of the range: a visit built again and not yet merged away has rows that
-  // cancel (sign -1) beside its new ones.
-  const rows = (dimensionColumns: readonly string[]) => `
+  // cancel (sign -1) beside its new ones. `mixed`: the row's person has such a row in the range.
+  const rows = (dimensionColumns: readonly string[], withMixed = false) => `
       SELECT personId, sign, ${inRangeCounts} AS pageviews, ${inRangeEvents} AS events, bounce, ${and(q.entryConditions)} AS entered,
-        intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')}
+        intDiv(toUnixTimestamp64Micro(end) - toUnixTimestamp64Micro(start), 1000000) AS duration${dimensionColumns.map((c) => `, ${c}`).join('')}${
+          withMixed ? `,\n        personId IN (SELECT personId FROM visits_with_persons WHERE sign < 0 AND ${q.visitsInRange}) AS mixed` : ''
+        }
       FROM visits_with_persons${keyEvents}${hourly && dimensionColumns.length > 0 ? `\n      ARRAY JOIN ${activeHours(q.tz)} AS slot` : ''}
       WHERE ${and(dimensionColumns.length > 0 ? where : where.filter((w) => !w.startsWith('slot')))}`;
-  // Summed per person first: a visitor is a person whose rows leave a visit (net sign above 0),
-  // which counts cancelled rows exactly and costs less than counting distinct persons.
+  // Visitors are the persons whose rows leave a visit (net sign above 0). Without a time bucket a
+  // person falls in few groups, and summing each person's rows first is cheapest (the aggregate
+  // on 10 million events: 1.58x of the anchor before, 1.37x after). By time buckets alone a
+  // person has a group per day, and counting distinct persons is cheaper, summing per person only
+  // those with a cancelled row (the time series: 684 ms against 957 ms summing every person's rows).
   const perPerson = (dimensionColumns: readonly string[], dimensionNames: readonly string[]) => `
     SELECT ${dimensionNames.map((n) => `${n}, `).join('')}personId, sum(sign) AS visits, sum(sign * pageviews) AS pageviews, sum(sign * events) AS events,
       sum(sign * bounce * entered) AS bounces, sum(sign * entered) AS entries, sum(sign * duration) AS duration
     FROM (${rows(dimensionColumns)})
     GROUP BY ${dimensionNames.map((n) => `${n}, `).join('')}personId`;
-  const grouped = `SELECT ${names.map((n) => `${n}, `).join('')}${VISITORS} AS visitorCount, sum(visits) AS vis, sum(pageviews) AS pvs, sum(events) AS evs,
+  const grouped = byTime && names.length > 0
+    ? `SELECT ${names.map((n) => `${n}, `).join('')}uniqExactIf(personId, NOT mixed) + arrayCount(n -> n > 0, sumMapIf([personId], [toInt64(sign)], mixed).2) AS visitorCount,
+      sum(sign) AS vis, sum(sign * pageviews) AS pvs, sum(sign * events) AS evs, sum(sign * bounce * entered) AS bs, sum(sign * entered) AS bv, sum(sign * duration) AS durs
+    FROM (${rows(columns, true)})
+    GROUP BY ${names.join(', ')}`
+    : `SELECT ${names.map((n) => `${n}, `).join('')}${VISITORS} AS visitorCount, sum(visits) AS vis, sum(pageviews) AS pvs, sum(events) AS evs,
       sum(bounces) AS bs, sum(entries) AS bv, sum(duration) AS durs
     FROM (${perPerson(columns, names)})${names.length > 0 ? `\n    GROUP BY ${names.join(', ')}` : ''}`;
   // The visitors of the whole question, for `percentage` only.
