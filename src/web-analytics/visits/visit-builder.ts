@@ -83,10 +83,11 @@ const RETRY_MS = 1000;
  */
 const MIN_BUILD_GAP_MS = 2000;
 /**
- * A gap four times the last build's keeps builds nobody waits for within a fifth of one core
- * (1 / (1 + 4)), whatever they cost: a visit cut again reads all its events again.
+ * A gap eight times the last build's keeps builds nobody waits for within a ninth of the time
+ * (1 / (1 + 8)), whatever they cost: a visit cut again reads all its events again. Under batched
+ * ingest at the maximum rate, 0.92 of the rate without builds (0.86 with a gap of four times).
  */
-const BUILD_GAP_FACTOR = 4;
+const BUILD_GAP_FACTOR = 8;
 /** The longest pause between two steps of a history (each waits as long as the step before took). */
 const MAX_HISTORY_PAUSE_MS = 10_000;
 /**
