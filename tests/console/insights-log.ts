@@ -1,7 +1,8 @@
 /**
  * A known event log for the insight builders' browser test (tests/console/insights.browser.test.ts):
- * ten persons over the week before today (UTC), at 10:00 to 11:00 UTC so that every day is the
- * same day in Europe/Paris, where the test's browser is.
+ * ten persons over the week before today in Europe/Paris, the test workspace's zone, at 10:00 to
+ * 11:00 UTC so that every day is the same day there. Today is Paris's: from 23:00 UTC it is a day
+ * ahead of UTC's, and a log of UTC's days left the signups out of the insights' last seven days.
  *
  * - Day -6: u1..u10 view /pricing; u1..u6 then view /signup and sign up (u1..u3 on the pro plan,
  *   u4..u6 on the free one). u1 browsed anonymously first (anon-1), then identified.
@@ -23,8 +24,9 @@ export interface LogEvent {
   timestamp: string;
 }
 
-export function insightsLog(now = Date.now()): LogEvent[] {
-  const today = Math.floor(now / DAY_MS) * DAY_MS;
+export function insightsLog(now = Date.now(), timeZone = 'Europe/Paris'): LogEvent[] {
+  // 00:00 UTC of the zone's date ('en-CA' writes it as YYYY-MM-DD).
+  const today = Date.parse(new Date(now).toLocaleDateString('en-CA', { timeZone }));
   let minute = 0;
   // Each event a minute after the one before (within its day), so orders are unambiguous.
   const at = (day: number) => new Date(today + day * DAY_MS + 10 * 3_600_000 + minute++ * 60_000).toISOString();

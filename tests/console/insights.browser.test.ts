@@ -113,7 +113,7 @@ describeInChromium('the insight builders in Chromium', () => {
     // The workspace counts in Paris; the browser is elsewhere: a new insight takes the workspace's zone.
     const { workspace } = (await (await svc.request('GET', '/whoami', { key: svc.privateKey })).json()) as { workspace: { workspaceId: string; name: string } };
     expect((await svc.request('PUT', `/workspaces/${workspace.workspaceId}`, { key: svc.privateKey, body: { name: workspace.name, timezone: TIME_ZONE } })).status).toBe(200);
-    await sendEvents(svc, insightsLog());
+    await sendEvents(svc, insightsLog(Date.now(), TIME_ZONE));
     chromium = await launchChromium();
     ({ page } = await chromium.newPage());
     await page.setViewport({ width: 1280, height: 800 });
