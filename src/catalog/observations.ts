@@ -167,11 +167,11 @@ export class Observations {
 
   /** Observes every path of `object` and its value, walked as the module's comment says. */
   private walk(group: Group, kind: PropertyKind, node: PathNode, object: Record<string, unknown>, depth: number): void {
+    const children = (node.children ??= new Map());
     for (const key in object) {
       const value = object[key];
-      node.children ??= new Map();
-      let child = node.children.get(key);
-      if (!child) node.children.set(key, (child = pathNode(depth === 1 ? key : `${node.path}.${key}`)));
+      let child = children.get(key);
+      if (!child) children.set(key, (child = pathNode(depth === 1 ? key : `${node.path}.${key}`)));
       const type = typeIndex(value);
       if (type === OBJECT && depth < MAX_PATH_DEPTH && hasKeys(value as object)) this.walk(group, kind, child, value as Record<string, unknown>, depth + 1);
       else this.value(group, kind, child, type, value);

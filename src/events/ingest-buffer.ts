@@ -492,15 +492,16 @@ export class IngestBuffer {
   private loadItem(entry: Entry): LoadItem {
     const { database, rows, position } = entry;
     const taken = entry.links;
+    const observed = entry.observed !== undefined;
     if (entry.lines !== undefined) {
       const lines = entry.lines;
       const events = () => decodeEventsRecord(`${database}\n${lines}`).events;
-      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()), observed: entry.observed !== undefined };
+      return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()), observed };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
     const text = Buffer.from(this.wal.read(position!)).toString('utf8');
     const events = () => decodeEventsRecord(text).events;
-    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()), observed: entry.observed !== undefined };
+    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()), observed };
   }
 
   private done(entry: Entry): void {
