@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'puppeteer-core';
 import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
+import { clearOfMidnight } from '../helpers/clear-of-midnight';
 import { consoleMoves, offlinePage, type PageFaults } from '../helpers/console-page';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
@@ -88,6 +89,10 @@ const day = (n: number) => isoDay(Date.now() - n * DAY);
 function weeks(): { current: string; previous: [string, string] } {
   return { current: '7d', previous: [day(14), day(8)] };
 }
+
+// The visitors on the site now are today's, and the periods are whole UTC days: the file runs
+// clear of midnight (CI failed it at 00:0x, when those visitors were yesterday's).
+await clearOfMidnight();
 
 describeInChromium('the overview screen', () => {
   let svc: TestService;

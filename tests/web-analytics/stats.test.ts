@@ -20,6 +20,10 @@ const logFrom = today - 42 * DAY;
 const logTo = now - 60_000;
 const log = visitLog(20261127, logFrom, logTo, 260) as Ev[];
 
+/** The one visit of the workspace without siteDomains, asked for by its UTC day (an hour ago is yesterday from 00:00 to 01:00). */
+const openVisitAt = now - 3_600_000;
+const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+
 let svc: TestService;
 let workspace: CreatedWorkspace;
 let open: CreatedWorkspace;
@@ -35,7 +39,7 @@ beforeAll(async () => {
   workspace = await createWorkspace(svc, { name: uniqueName('stats'), siteDomains: [SITE, 'other.example.com'] });
   open = await createWorkspace(svc, { name: uniqueName('stats-open') });
   await seed(workspace);
-  await sendEvents(svc, [{ type: 'page', anonymousId: 'only-one', context: { page: { path: '/x' } }, timestamp: new Date(now - 3_600_000).toISOString() }], open.publicApiKey);
+  await sendEvents(svc, [{ type: 'page', anonymousId: 'only-one', context: { page: { path: '/x' } }, timestamp: new Date(openVisitAt).toISOString() }], open.publicApiKey);
 });
 afterAll(() => svc?.stop());
 
@@ -233,7 +237,7 @@ describe('visits, metrics, dimensions, filters and order against the plain compu
 
 describe('sites and keys', () => {
   test('a workspace without siteDomains answers for any site_id', async () => {
-    const { status, body } = await query({ site_id: 'anything.example', metrics: ['visitors', 'pageviews'], date_range: 'day' }, open.privateApiKey);
+    const { status, body } = await query({ site_id: 'anything.example', metrics: ['visitors', 'pageviews'], date_range: [isoDay(openVisitAt), isoDay(openVisitAt)] }, open.privateApiKey);
     expect(status).toBe(200);
     expect(body.results[0].metrics).toEqual([1, 1]);
   });
