@@ -33,6 +33,13 @@ const REFRESHES: Array<[number, string]> = [
 const SAVE_DELAY_MS = 400;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A request for the tiles' answers under way: when it was asked, and the signal that cancels it. */
+interface AskedResults {
+  answer: Promise<{ results: TileAnswer[] }>;
+  started: number;
+  signal: AbortSignal;
+}
+
 /**
  * One dashboard (`#/dashboards/<id>`): its tiles on a grid, answered by one
  * `GET /dashboards/{id}/results`; moved and resized by hand (or with the arrow keys on a
@@ -155,22 +162,27 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
     grid = dashboardGrid(gridHost, dashboard.tiles, tileElement, layoutChanged);
   }
 
-  /** Answers every tile with one request and draws each tile's body in place. */
-  async function loadResults(): Promise<void> {
-    if (!dashboard || stopped) return;
+  /** Asks `GET /dashboards/{id}/results`, cancelling an answer still awaited. */
+  const askResults = (): AskedResults => {
     loading?.abort();
     loading = new AbortController();
+    return { answer: api<{ results: TileAnswer[] }>('GET', `/dashboards/${id}/results`, undefined, loading.signal), started: performance.now(), signal: loading.signal };
+  };
+
+  /** Answers every tile with one request (`asked`, or asked now) and draws each tile's body in place. */
+  async function loadResults(asked?: AskedResults): Promise<void> {
+    if (!dashboard || stopped) return;
+    const { answer, started, signal } = asked ?? askResults();
     refreshButton.disabled = true;
     status.textContent = 'Loading…';
-    const started = performance.now();
     try {
-      const { results } = await api<{ results: TileAnswer[] }>('GET', `/dashboards/${id}/results`, undefined, loading.signal);
+      const { results } = await answer;
       answers = results;
       grid?.items.forEach((item, i) => item.querySelector('.tile-body')?.replaceChildren(tileBody(answers[i], saved.get(dashboard!.tiles[i]?.insightId ?? ''))));
       status.textContent = `Updated ${formatTime(new Date().toISOString()).slice(11, 19)} · ${Math.round(performance.now() - started)} ms`;
       root.dataset.loaded = String(Date.now());
     } catch (err) {
-      if (!loading.signal.aborted) fail('The tiles could not be answered', err);
+      if (!signal.aborted) fail('The tiles could not be answered', err);
       status.textContent = '';
     } finally {
       refreshButton.disabled = false;
@@ -257,6 +269,9 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
 
   (async () => {
     try {
+      // The tiles' answers are asked beside the dashboard's own reads, not after them: they take longest.
+      const first = askResults();
+      first.answer.catch(() => {});
       const [d, list, z] = await Promise.all([api<Dashboard>('GET', `/dashboards/${id}`), listSaved(), workspaceZone()]);
       if (stopped) return;
       zone = z;
@@ -266,7 +281,7 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
       showSettings(d);
       draw();
       schedule();
-      await loadResults();
+      await loadResults(first);
     } catch (err) {
       title.textContent = 'Dashboard';
       fail('The dashboard could not be opened', err);
