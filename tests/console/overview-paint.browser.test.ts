@@ -55,19 +55,6 @@ async function buildsPending(svc: ServiceProcess): Promise<number | undefined> {
   return parseExposition(await res.text()).get('analytics_visit_builds_pending')?.samples[0]?.value;
 }
 
-/**
- * Resolves once the service has logged every property column it began to fill as filled
- * (src/properties/materialization-log.ts), after its log has been quiet of new ones for a second.
- */
-async function propertyColumnsFilled(svc: ServiceProcess): Promise<void> {
-  const count = (what: RegExp) => svc.lines.filter((line) => what.test(line)).length;
-  for (let quiet = 0; quiet < 4; ) {
-    await Bun.sleep(250);
-    const begun = count(/materialization of a property column (started|resumed)/);
-    quiet = begun === count(/materialization of a property column done/) ? quiet + 1 : 0;
-  }
-}
-
 describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} events`, () => {
   const generated = new GeneratedConsole('overview-paint-');
 
@@ -156,7 +143,7 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
     'opened again once the columns its questions read are filled, as a site opening it daily meets it (the times printed)',
     async () => {
       const filling = performance.now();
-      await propertyColumnsFilled(generated.svc);
+      await generated.propertyColumnsFilled();
       console.log(`the columns of the overview's reads: waited ${((performance.now() - filling) / 1000).toFixed(1)} s for them to be filled`);
       await paintOverview('opened again with its columns filled');
       expect(generated.faults).toEqual({ blocked: [], errors: [] });

@@ -19,6 +19,8 @@ export class GeneratedConsole {
   private chromium?: Chromium;
   svc!: ServiceProcess;
   key!: string;
+  /** The workspace's public key, for sending it events. */
+  publicKey!: string;
   page!: Page;
   faults!: PageFaults;
 
@@ -28,11 +30,24 @@ export class GeneratedConsole {
 
   /** Generates the events, starts the service, runs `prepare` (saving insights, naming a site), then opens the console. */
   async open(database: string, events: number, mix: 'persons' | 'web', prepare: (svc: ServiceProcess, key: string) => Promise<void>): Promise<void> {
-    ({ key: this.key } = await bulkWorkspace(this.dataDir, database, events, mix));
+    ({ key: this.key, publicKey: this.publicKey } = await bulkWorkspace(this.dataDir, database, events, mix));
     this.svc = await startServiceProcess({ DATA_DIR: this.dataDir, PUBLIC_API_KEYS: KEYS.public, PRIVATE_API_KEYS: KEYS.private });
     await prepare(this.svc, this.key);
     this.chromium = await launchChromium();
     ({ page: this.page, faults: this.faults } = await signedInConsole(this.chromium, this.svc.url, this.key));
+  }
+
+  /**
+   * Resolves once the service has logged every property column it began to fill as filled
+   * (src/properties/materialization-log.ts), after its log has been quiet of new ones for a second.
+   */
+  async propertyColumnsFilled(): Promise<void> {
+    const count = (what: RegExp) => this.svc.lines.filter((line) => what.test(line)).length;
+    for (let quiet = 0; quiet < 4; ) {
+      await Bun.sleep(250);
+      const begun = count(/materialization of a property column (started|resumed)/);
+      quiet = begun === count(/materialization of a property column done/) ? quiet + 1 : 0;
+    }
   }
 
   /** Closes what `open` started, however far it came, and removes the directory. */
