@@ -6,6 +6,7 @@ import type { Page } from 'puppeteer-core';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
 import { consoleMoves, offlinePage, SHOTS, type PageFaults } from '../helpers/console-page';
+import { eventually } from '../helpers/eventually';
 import { createWorkspace, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 import type { Logger } from '../../src/log';
 
@@ -202,6 +203,19 @@ describeInChromium('the console in Chromium', () => {
       await page.keyboard.press('Backspace');
       await page.keyboard.sendCharacter(sql);
     };
+    // The editor completes the events table's columns, each with its type (the guard refused how
+    // the console read them, and the list was silently empty).
+    const completed = async () => page.$$eval('pierce/.cm-tooltip-autocomplete li', (els) => els.map((e: any) => e.textContent));
+    await eventually(
+      'the editor offers anonymousId with its type',
+      async () => {
+        await setSql('SELECT anonymou'); // typed again while the columns have not come
+        await Bun.sleep(250);
+        return (await completed()).includes('anonymousIdString');
+      },
+      20_000,
+    );
+    await page.keyboard.press('Escape');
     await setSql('SELECT nonexistent FROM events');
     await page.keyboard.down('Control');
     await page.keyboard.press('Enter');

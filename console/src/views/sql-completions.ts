@@ -1,12 +1,26 @@
 import type { Completion } from '@codemirror/autocomplete';
-import { api } from '../api';
+import { api, problemOf, requestWith } from '../api';
+import { session } from '../session';
 import type { QueriesResult } from '../types';
 
 /**
- * The workspace's columns with their types, read through POST /queries itself: `* APPLY any
- * APPLY toTypeName` answers one row even for an empty table, its keys naming the columns.
+ * The events table's columns with their types, as the ClickHouse interface describes them:
+ * POST /queries runs SELECTs only, and its guard refuses `* APPLY toTypeName` (which function
+ * APPLY applies is not in the parse it judges). Columns filled by the service (property reads kept
+ * as MATERIALIZED columns) are left out, as `SELECT *` leaves them out.
  */
-const COLUMNS_SQL = 'SELECT * APPLY any APPLY toTypeName FROM events';
+async function eventColumns(): Promise<Array<{ name: string; type: string }>> {
+  const current = session();
+  if (!current) return [];
+  const res = await requestWith(current, 'POST', '/clickhouse', { body: 'DESCRIBE TABLE events FORMAT JSONEachRow' });
+  if (!res.ok) throw await problemOf(res);
+  const described = (await res.text())
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { name: string; type: string; default_type: string });
+  return described.filter((column) => column.default_type === '' || column.default_type === 'DEFAULT');
+}
+
 /** The most common top-level keys of recent events' properties, traits and context. */
 const KEYS_SQL = `SELECT kind, key FROM (
   SELECT 'properties' AS kind, arrayJoin(JSONExtractKeys(properties)) AS key FROM (SELECT properties FROM events ORDER BY parsedAt DESC LIMIT 5000)
@@ -15,15 +29,9 @@ const KEYS_SQL = `SELECT kind, key FROM (
 ) GROUP BY kind, key ORDER BY count() DESC LIMIT 200`;
 
 export async function loadCompletions(): Promise<{ columns: Completion[]; snippets: Completion[] }> {
-  const answer = await api<QueriesResult>('POST', '/queries', { queries: [COLUMNS_SQL, KEYS_SQL] });
-  const typeRow = answer.results[0]?.results[0] ?? {};
-  const columns = Object.entries(typeRow).map(([name, type]) => ({
-    label: /^toTypeName\(any\((.*)\)\)$/.exec(name)?.[1] ?? name,
-    type: 'property',
-    detail: String(type),
-    boost: 1,
-  }));
-  const snippets = (answer.results[1]?.results ?? []).map((r) => ({
+  const [described, keys] = await Promise.all([eventColumns(), api<QueriesResult>('POST', '/queries', { queries: [KEYS_SQL] })]);
+  const columns = described.map(({ name, type }) => ({ label: name, type: 'property', detail: type, boost: 1 }));
+  const snippets = (keys.results[0]?.results ?? []).map((r) => ({
     label: `JSONExtractString(${r.kind}, '${String(r.key).replaceAll("'", "\\'")}')`,
     type: 'function',
     detail: `${r.kind} key`,
