@@ -72,7 +72,7 @@ describe('the examples of Plausible\'s Stats API documentation', () => {
     expect(answer.query).toEqual({
       site_id: SITE,
       metrics: ['visitors', 'events'],
-      date_range: [`${new Date(range7d[0]).toISOString().slice(0, 10)}T00:00:00+00:00`, `${new Date(range7d[1]).toISOString().slice(0, 10)}T23:59:59+00:00`],
+      date_range: [`${isoDay(range7d[0])}T00:00:00+00:00`, `${isoDay(range7d[1])}T23:59:59+00:00`],
       filters: [],
       dimensions: [],
       order_by: [['visitors', 'desc']],
@@ -82,8 +82,8 @@ describe('the examples of Plausible\'s Stats API documentation', () => {
 
   // "Custom date range" (#example-custom-date-range)
   test('custom date range', async () => {
-    const a = new Date(today - 20 * DAY).toISOString().slice(0, 10);
-    const b = new Date(today - 6 * DAY).toISOString().slice(0, 10);
+    const a = isoDay(today - 20 * DAY);
+    const b = isoDay(today - 6 * DAY);
     await expectSame({ metrics: ['visitors'], date_range: [a, b] }, Date.parse(a), Date.parse(b) + DAY - 1);
   });
 
@@ -135,7 +135,7 @@ describe('the examples of Plausible\'s Stats API documentation', () => {
   // "Timeseries query hourly, with labels" (#example-time-labels)
   test('hourly with time labels', async () => {
     const { answer } = await expectSame({ metrics: ['visitors'], date_range: 'day', dimensions: ['time:hour'], include: { time_labels: true } }, today, now);
-    const date = new Date(today).toISOString().slice(0, 10);
+    const date = isoDay(today);
     expect(answer.meta.time_labels).toEqual(Array.from({ length: 24 }, (_, h) => `${date} ${String(h).padStart(2, '0')}:00:00`));
   });
 
@@ -183,8 +183,8 @@ describe('the examples of Plausible\'s Stats API documentation', () => {
 describe('visits, metrics, dimensions, filters and order against the plain computation', () => {
   const from = today - 35 * DAY;
   const to = today - 1;
-  const a = new Date(from).toISOString().slice(0, 10);
-  const b = new Date(to).toISOString().slice(0, 10);
+  const a = isoDay(from);
+  const b = isoDay(to);
   const cases: Array<[string, Record<string, unknown>]> = [
     ['every visit metric', { metrics: ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration', 'events'] }],
     ['visit metrics by source', { metrics: ['visitors', 'visits', 'bounce_rate', 'visit_duration', 'percentage'], dimensions: ['visit:source'] }],
