@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'puppeteer-core';
 import { describeInChromium, launchChromium, type Chromium } from '../helpers/chromium';
 import { clearOfMidnight } from '../helpers/clear-of-midnight';
-import { consoleMoves, offlinePage, type PageFaults } from '../helpers/console-page';
+import { consoleMoves, offlinePage, signedInConsole, type PageFaults } from '../helpers/console-page';
 import { uniqueName } from '../helpers/engine-dir';
 import { eventually } from '../helpers/eventually';
 import { overviewWaits } from '../helpers/overview-page';
@@ -389,5 +389,29 @@ describeInChromium('the overview screen', () => {
     await other.close();
     expect(otherFaults).toEqual({ blocked: [], errors: [] });
     expect(faults).toEqual({ blocked: [], errors: [] });
+  });
+
+  test('another page chosen just as the overview reads its workspace opens that page, not the overview again', async () => {
+    const { page: leaving, faults: leavingFaults } = await signedInConsole(chromium, svc.url, ws.privateApiKey);
+    // The race CI met under load, made certain: the user picks the SQL page (its hashchange is
+    // queued) in the very turn the overview's read of its workspace is answered, so the overview
+    // handles that answer before the shell handles the hashchange.
+    await leaving.evaluate(() => {
+      const json = Response.prototype.json;
+      Response.prototype.json = async function (this: Response) {
+        const value = await json.call(this);
+        if (this.url.endsWith('/whoami') && location.hash.startsWith('#/overview')) {
+          Response.prototype.json = json;
+          location.hash = '#/sql';
+        }
+        return value;
+      };
+    });
+    // Opened by its address: the overview is left at once, too soon for a wait for its link.
+    await leaving.evaluate(() => (location.hash = '#/overview'));
+    await leaving.waitForSelector('a.nav-link.active[data-path="sql"]', { timeout: 10_000 });
+    expect(await leaving.evaluate(() => location.hash)).toBe('#/sql');
+    await leaving.close();
+    expect(leavingFaults).toEqual({ blocked: [], errors: [] });
   });
 });

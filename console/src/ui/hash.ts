@@ -31,7 +31,16 @@ export function hashOf(page: string, segments: readonly string[] = [], params: R
   return `#/${path}${query.size ? `?${query}` : ''}`;
 }
 
-/** Records a page's state in the URL without reopening the page (no hashchange). */
+/** The page an address names: its first segment (`#/dashboards/7?x=1`: `dashboards`). */
+const pageOf = (hash: string) => hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0];
+
+/**
+ * Records a page's state in the URL without reopening the page (no hashchange). Not when the
+ * address names another page: the user has left for it, and its hashchange is still queued. A
+ * late answer of the page being left (the overview's workspace read, say) would otherwise write
+ * its own address back, and the shell would then open the page left instead of the one chosen.
+ */
 export function replaceHash(hash: string): void {
+  if (pageOf(location.hash) !== pageOf(hash)) return;
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }

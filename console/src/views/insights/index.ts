@@ -3,6 +3,7 @@ import { api, describeError } from '../../api';
 import { h } from '../../dom';
 import { session } from '../../session';
 import { openDialog } from '../../ui/dialog';
+import { replaceHash } from '../../ui/hash';
 import { notice } from '../../ui/notice';
 import { workspaceZone } from '../../ui/zone-note';
 import { datalists, type FormContext } from './fields';
@@ -94,7 +95,7 @@ export function insightsView(root: HTMLElement): () => void {
     const hash = hashOf(state, changed);
     lastHashes.hashes.set(kind, hash);
     tabs[KINDS.indexOf(kind)]!.setAttribute('href', hash);
-    if (location.hash !== hash) history.replaceState(null, '', hash);
+    replaceHash(hash);
     savedName.textContent = state.saved ? `${state.saved.name}${changed ? ' (changed)' : ''}` : '';
     document.title = `${state.saved?.name ?? spec.label} · Insights · Event analytics`;
   };
