@@ -25,15 +25,19 @@ export class MaterializationLog {
     this.watch(database, column, 'started');
   }
 
-  /** Logs the materializations of read columns left unfinished in `databases` by an earlier run. */
-  async resume(databases: readonly string[]): Promise<void> {
-    if (databases.length === 0) return;
+  /**
+   * Logs the materializations of read columns left unfinished in `databases` by an earlier run;
+   * answers them (`<database>.<column>`).
+   */
+  async resume(databases: readonly string[]): Promise<ReadonlySet<string>> {
+    if (databases.length === 0) return new Set();
     const rows = await this.storage.query(
       `SELECT DISTINCT database, extract(command, {pattern:String}) AS name FROM system.mutations
        WHERE NOT is_done AND database IN {databases:Array(String)} AND name != ''`,
       { databases: [...databases], pattern: `MATERIALIZE COLUMN (${READ_COLUMN_PREFIX}[0-9a-f]{16})` },
     );
     for (const row of rows) this.watch(String(row.database), String(row.name), 'resumed');
+    return new Set(rows.map((row) => `${row.database}.${row.name}`));
   }
 
   close(): void {

@@ -84,9 +84,33 @@ export class ReadColumns {
     return this.serially(database, () => this.addColumn(database, signature, type));
   }
 
-  /** Logs the progress of materializations left unfinished by an earlier run (the engine carries them on). */
-  resume(databases: readonly string[]): Promise<void> {
-    return this.progress.resume(databases);
+  /**
+   * Logs the progress of materializations left unfinished by an earlier run (the engine carries
+   * them on), and starts those an earlier run never started: a stop between a column's ADD and its
+   * MATERIALIZE leaves the parts stored before it computing the read from the JSON at every read
+   * (right, but as slow as no column), for good. Such a column is one that some active part of
+   * the events lacks while no mutation is filling it. On a cluster the parts looked at are this
+   * server's; the MATERIALIZE, as the ADD, goes to every shard.
+   */
+  async resume(databases: readonly string[]): Promise<void> {
+    const filling = await this.progress.resume(databases);
+    for (const database of databases) {
+      const table = eventsStorageTable(this.options.cluster);
+      const [parts] = await this.storage.query('SELECT count() AS n FROM system.parts WHERE database = {database:String} AND table = {table:String} AND active', { database, table });
+      const rows = await this.storage.query(
+        `SELECT c.name AS name, countIf(p.column != '') AS parts FROM system.columns AS c
+         LEFT JOIN (SELECT column FROM system.parts_columns WHERE database = {database:String} AND table = {table:String} AND active) AS p ON p.column = c.name
+         WHERE c.database = {database:String} AND c.table = {table:String} AND c.default_kind = 'MATERIALIZED' AND startsWith(c.name, {prefix:String})
+         GROUP BY c.name`,
+        { database, table, prefix: READ_COLUMN_PREFIX },
+      );
+      for (const row of rows) {
+        const name = String(row.name);
+        if (Number(row.parts) >= Number(parts?.n ?? 0) || filling.has(`${database}.${name}`)) continue;
+        this.log.warn('property column never filled (the service stopped while adding it): filling it now', { database, column: name, partsWithout: Number(parts?.n ?? 0) - Number(row.parts) });
+        await this.materialize(database, name);
+      }
+    }
   }
 
   /** Forgets what it knows of databases not in `databases` (deleted workspaces). */
@@ -118,13 +142,21 @@ export class ReadColumns {
     const stored = `${db}.${eventsStorageTable(this.options.cluster)}${on}`;
     const column = `ADD COLUMN IF NOT EXISTS ${name} ${type} MATERIALIZED ${signature}`;
     await this.storage.command(`ALTER TABLE ${stored} ${column}`);
+    // Filled at once: the shorter the time between the two, the less a stop can leave unfilled (resume() fills what it did).
+    await this.materialize(database, name);
     // The Distributed table needs the column too, to send reads of it to the shards.
     if (this.options.cluster) await this.storage.command(`ALTER TABLE ${db}.events${on} ${column}`);
     await this.replaceView(database);
     this.known.delete(database);
     this.log.info('property read stored in a column', { database, column: name, read: signature });
-    await this.storage.command(`ALTER TABLE ${stored} MATERIALIZE COLUMN ${name} SETTINGS mutations_sync = 0`);
-    this.progress.started(database, name);
+  }
+
+  /** Fills `column` for the parts stored before it, in the background (a mutation), its progress logged. */
+  private async materialize(database: string, column: string): Promise<void> {
+    const { db, onCluster } = migrationTarget(database, this.options.cluster);
+    const on = onCluster ? ` ${onCluster}` : '';
+    await this.storage.command(`ALTER TABLE ${db}.${eventsStorageTable(this.options.cluster)}${on} MATERIALIZE COLUMN ${column} SETTINGS mutations_sync = 0`);
+    this.progress.started(database, column);
   }
 
   /**

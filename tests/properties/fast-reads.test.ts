@@ -7,7 +7,8 @@ import { SqlParams } from '../../src/sql-params';
 import { runQueries, rowsOf } from '../helpers/queries';
 import { describeInProcess } from '../helpers/deno-service';
 import { fastReadsOf, readColumnsOf, waitForStoredReads } from '../helpers/stored-reads';
-import { startTestService, type TestService } from '../helpers/test-service';
+import { eventually } from '../helpers/eventually';
+import { listEvents, sendEvents, startTestService, type TestService } from '../helpers/test-service';
 
 /** Bodies as clients send them: key order and number spellings that JavaScript would not keep. */
 const BODIES = [
@@ -157,6 +158,35 @@ describeInProcess('fast property reads', () => {
     for (const body of BODIES.filter((b) => b.includes('"properties"'))) {
       expect(before.listing).toContain(sentProperties(body));
       expect(before.export).toContain(sentProperties(body));
+    }
+  });
+
+  test('a column whose filling never started (the service stopped between its ADD and its MATERIALIZE) is filled at the next start; a filled one is not filled again', async () => {
+    const first = await startTestService();
+    let after: TestService | undefined;
+    try {
+      const db = first.config.defaultWorkspaceDatabase;
+      await sendEvents(first, [{ type: 'track', event: 'x', userId: 'u', properties: { tier: 'gold' } }]);
+      await eventually('the event stored', async () => (await listEvents(first)).body.results?.length === 1);
+      // What such a stop leaves: the column, and its parts stored before it without it.
+      const tier = "JSONExtractString(properties, 'tier')";
+      await first.storage.command(`ALTER TABLE ${db}.events ADD COLUMN ${readColumnName(tier)} String MATERIALIZED ${tier}`);
+      const partsWith = async (svc: TestService, column: string) =>
+        Number((await svc.storage.query('SELECT count() AS n FROM system.parts_columns WHERE database = {db:String} AND table = {table:String} AND active AND column = {column:String}', { db, table: 'events', column }))[0]!.n);
+      const fillings = async (svc: TestService) => Number((await svc.storage.query("SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND startsWith(command, '(MATERIALIZE COLUMN')", { db }))[0]!.n);
+      expect(await partsWith(first, readColumnName(tier))).toBe(0);
+      expect(await fillings(first)).toBe(0);
+      await first.stop();
+      after = await startTestService(first.settings);
+      await eventually('the column filled', async () => (await partsWith(after!, readColumnName(tier))) > 0 && (await fillings(after!)) === 1);
+      await eventually('the filling done', async () => Number((await after!.storage.query('SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done', { db }))[0]!.n) === 0);
+      // Filled: another start leaves it alone (a MATERIALIZE rewrites the column in every part).
+      await after.stop();
+      after = await startTestService(first.settings);
+      await Bun.sleep(500);
+      expect(await fillings(after)).toBe(1);
+    } finally {
+      await after?.stop();
     }
   });
 
