@@ -90,15 +90,27 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
 
   const fail = (what: string, err: unknown) => message.replaceChildren(notice('error', what, describeError(err)));
 
-  /** Replaces the dashboard with `next` as saved by the service. */
-  const save = async (next: Dashboard, what = 'Not saved') => {
-    try {
-      dashboard = await saveDashboard(next);
-      return true;
-    } catch (err) {
-      fail(what, err);
-      return false;
-    }
+  /** The last save made: saves are sent one after another, so the service stores them in the order made. */
+  let saving: Promise<unknown> = Promise.resolve();
+  /**
+   * Replaces the dashboard with `next` as saved by the service. `next` is made from the dashboard
+   * as it is now, its layout included, so a layout save still waiting is dropped: sent later, it
+   * would carry the dashboard from before this change (a tile removed came back so).
+   */
+  const save = (next: Dashboard, what = 'Not saved'): Promise<boolean> => {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    const saved = saving.then(async () => {
+      try {
+        dashboard = await saveDashboard(next);
+        return true;
+      } catch (err) {
+        fail(what, err);
+        return false;
+      }
+    });
+    saving = saved;
+    return saved;
   };
 
   const tileElement = (tile: Tile, index: number) => {
