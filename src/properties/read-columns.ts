@@ -94,22 +94,23 @@ export class ReadColumns {
    */
   async resume(databases: readonly string[]): Promise<void> {
     const filling = await this.progress.resume(databases);
-    for (const database of databases) {
-      const table = eventsStorageTable(this.options.cluster);
-      const [parts] = await this.storage.query('SELECT count() AS n FROM system.parts WHERE database = {database:String} AND table = {table:String} AND active', { database, table });
-      const rows = await this.storage.query(
-        `SELECT c.name AS name, countIf(p.column != '') AS parts FROM system.columns AS c
-         LEFT JOIN (SELECT column FROM system.parts_columns WHERE database = {database:String} AND table = {table:String} AND active) AS p ON p.column = c.name
-         WHERE c.database = {database:String} AND c.table = {table:String} AND c.default_kind = 'MATERIALIZED' AND startsWith(c.name, {prefix:String})
-         GROUP BY c.name`,
-        { database, table, prefix: READ_COLUMN_PREFIX },
-      );
-      for (const row of rows) {
-        const name = String(row.name);
-        if (Number(row.parts) >= Number(parts?.n ?? 0) || filling.has(`${database}.${name}`)) continue;
-        this.log.warn('property column never filled (the service stopped while adding it): filling it now', { database, column: name, partsWithout: Number(parts?.n ?? 0) - Number(row.parts) });
-        await this.materialize(database, name);
-      }
+    if (databases.length === 0) return;
+    // One read for every workspace: each read column with the active parts that lack it.
+    const rows = await this.storage.query(
+      `SELECT c.database AS database, c.name AS name, any(t.parts) - countIf(p.column != '') AS without FROM system.columns AS c
+       LEFT JOIN (SELECT database, column FROM system.parts_columns WHERE database IN {databases:Array(String)} AND table = {table:String} AND active) AS p
+         ON p.database = c.database AND p.column = c.name
+       LEFT JOIN (SELECT database, count() AS parts FROM system.parts WHERE database IN {databases:Array(String)} AND table = {table:String} AND active GROUP BY database) AS t
+         ON t.database = c.database
+       WHERE c.database IN {databases:Array(String)} AND c.table = {table:String} AND c.default_kind = 'MATERIALIZED' AND startsWith(c.name, {prefix:String})
+       GROUP BY c.database, c.name HAVING without > 0`,
+      { databases: [...databases], table: eventsStorageTable(this.options.cluster), prefix: READ_COLUMN_PREFIX },
+    );
+    for (const row of rows) {
+      const [database, name] = [String(row.database), String(row.name)];
+      if (filling.has(`${database}.${name}`)) continue;
+      this.log.warn('property column never filled (the service stopped while adding it): filling it now', { database, column: name, partsWithout: Number(row.without) });
+      await this.materialize(database, name);
     }
   }
 

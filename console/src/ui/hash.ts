@@ -32,7 +32,7 @@ export function hashOf(page: string, segments: readonly string[] = [], params: R
 }
 
 /** The page an address names: its first segment (`#/dashboards/7?x=1`: `dashboards`). */
-const pageOf = (hash: string) => hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0];
+export const pageOf = (hash: string): string => hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0]!;
 
 /**
  * Records a page's state in the URL without reopening the page (no hashchange). Not when the

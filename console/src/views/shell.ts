@@ -1,5 +1,6 @@
 import { h, typingIn } from '../dom';
 import { session, signOut } from '../session';
+import { pageOf } from '../ui/hash';
 import { workspaceSwitcher } from '../ui/workspace-switcher';
 import { cohortsView } from './cohorts/cohorts';
 import { dashboardsView } from './dashboards/dashboards';
@@ -88,7 +89,7 @@ export function shell(root: HTMLElement): () => void {
 
   let stop: (() => void) | void;
   const show = () => {
-    const path = location.hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0]!;
+    const path = pageOf(location.hash);
     const route = routes.find((r) => r.path === path) ?? routes[0]!;
     if (route.path !== path) history.replaceState(null, '', `#/${route.path}`);
     for (const link of links) link.classList.toggle('active', link.dataset.path === route.path);
