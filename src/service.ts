@@ -205,7 +205,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     eventsErased: async (database, keys) => {
-      tileAnswers.changed(database);
+      tileAnswers.erased(database);
       await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database), violationCounts.erased(database)]);
     },
     identities,

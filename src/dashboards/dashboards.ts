@@ -66,11 +66,11 @@ export class Dashboards {
     return answer(record);
   }
 
-  /** Every tile's answer (or its problem), in the order of the tiles. */
-  async results(workspace: Workspace, id: string): Promise<DashboardResults> {
+  /** Every tile's answer (or its problem), in the order of the tiles; with `stale`, kept answers at once even if events arrived since. */
+  async results(workspace: Workspace, id: string, stale: boolean): Promise<DashboardResults> {
     const dashboard = await this.record(workspace, id);
     const saved = await this.insights.find(workspace.workspaceId, [...new Set(dashboard.tiles.map((tile) => tile.insightId))]);
-    return { results: await answerTiles(workspace, dashboard, new Map(saved.map((s) => [s.id, s])), this.tiles) };
+    return { results: await answerTiles(workspace, dashboard, new Map(saved.map((s) => [s.id, s])), this.tiles, stale) };
   }
 
   removeWorkspace(workspaceId: string): Promise<void> {

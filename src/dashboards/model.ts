@@ -105,6 +105,8 @@ export const TileResult = t.Object({
   kind: t.Optional(Kind({ description: 'Absent when the saved insight is gone.' })),
   result: t.Optional(t.Unknown({ description: 'The answer of `POST /insights/<kind>`, or for sql `{ results: [row...] }` as one statement of `POST /queries`.' })),
   error: t.Optional({ ...Problem, description: 'Why this tile has no answer (the others are not affected).' }),
+  computedAt: t.Optional(t.String({ format: 'date-time', description: 'When the answer was asked: it holds the events loaded before then. Absent with an error.' })),
+  stale: t.Optional(t.Boolean({ description: 'Only with `?stale=true`: the answer was kept from an earlier call and events arrived since (or it is older than the current answers kept); ask without `stale` for the current one.' })),
 });
 export type TileResult = typeof TileResult.static;
 
@@ -115,3 +117,14 @@ export const SavedInsightsPage = Page(SavedInsight);
 export const DashboardsPage = Page(Dashboard);
 export const ListQuery = t.Object(PageParams, { additionalProperties: false });
 export const IdParams = t.Object({ id: t.String() });
+export const ResultsQuery = t.Object(
+  {
+    stale: t.Optional(
+      t.Union([t.Literal('true'), t.Literal('false')], {
+        error: 'must be true or false',
+        description: "`true`: each tile answers its last answer at once, even if events arrived since (marked `stale`), so a dashboard is drawn before its current answers are computed; a tile with none kept is answered now.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

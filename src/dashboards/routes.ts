@@ -4,7 +4,7 @@ import { pageOf } from '../http/pagination';
 import { BODY_PROBLEMS, problems } from '../http/problem';
 import type { WorkspaceStore } from '../workspaces/workspace-store';
 import type { Dashboards } from './dashboards';
-import { Dashboard, DashboardInput, DashboardResults, DashboardsPage, IdParams, ListQuery, SavedInsight, SavedInsightInput, SavedInsightsPage } from './model';
+import { Dashboard, DashboardInput, DashboardResults, DashboardsPage, IdParams, ListQuery, ResultsQuery, SavedInsight, SavedInsightInput, SavedInsightsPage } from './model';
 import type { SavedInsights } from './saved-insights';
 
 const insightTags = ['Saved insights'];
@@ -90,14 +90,15 @@ export function dashboardRoutes(store: WorkspaceStore, insights: SavedInsights, 
       response: { 200: Dashboard, ...problems(401, 403, 404, 429, 503) },
       detail: { tags: dashboardTags, summary: 'Delete a dashboard', description: 'Its saved insights stay.' },
     })
-    .get('/dashboards/:id/results', ({ params, principal }) => dashboards.results(principal.workspace, params.id), {
+    .get('/dashboards/:id/results', ({ params, query, principal }) => dashboards.results(principal.workspace, params.id, query.stale === 'true'), {
       scope: 'private',
       params: IdParams,
-      response: { 200: DashboardResults, ...problems(401, 403, 404, 429, 503) },
+      query: ResultsQuery,
+      response: { 200: DashboardResults, ...problems(400, 401, 403, 404, 429, 503) },
       detail: {
         tags: dashboardTags,
         summary: "Answer every tile of a dashboard",
-        description: "Each tile's answer as `POST /insights/<kind>` or `POST /queries` gives it, in the order of the tiles, with the dashboard's date range in place of the tiles' own; a tile that fails answers its problem and the others are not affected.",
+        description: "Each tile's answer as `POST /insights/<kind>` or `POST /queries` gives it, in the order of the tiles, with the dashboard's date range in place of the tiles' own; a tile that fails answers its problem and the others are not affected. `?stale=true` answers kept answers at once, even if events arrived since.",
       },
     });
 }

@@ -3,32 +3,51 @@ const MAX_ANSWERS = 1000;
 /** An answer longer than this (its JSON, in characters) is not kept. */
 const MAX_ANSWER_CHARS = 256 * 1024;
 
-interface Kept {
+/** A tile's last answer: when it was asked, and the version of its database's events then. */
+export interface KeptAnswer {
   answer: unknown;
+  /** When it was asked (ms since the epoch): it holds the events loaded before then. */
   at: number;
+  version: number;
 }
 
 /**
- * Insight tiles' answers, kept while their workspace's events have not changed, so that opening a
- * dashboard again (or its refresh) asks the engine only for what may have changed. What an insight
- * reads (`events_with_persons`) changes when events are loaded (the links they carry are resolved
- * with them) and when a person's events are erased: `changed` is told of both and forgets the
- * database's answers. Anything else that changes it unannounced (rows removed by the retention
- * TTL, relative ranges moving with the clock) shows within `maxAgeMs`, the longest an answer is kept.
+ * Tiles' last answers, by database and question, for two uses:
+ * - **Current answers**: an insight's answer is answered again without a statement while its
+ *   workspace's events have not changed (`current`), so opening a dashboard again (or its refresh)
+ *   asks the engine only for what may have changed. What an insight reads (`events_with_persons`)
+ *   changes when events are loaded (the links they carry are resolved with them) and when a
+ *   person's events are erased: `changed` is told of both. Anything else that changes it
+ *   unannounced (rows removed by the retention TTL, relative ranges moving with the clock) shows
+ *   within `currentMs`, the longest an answer counts as current; 0 keeps nothing (a ClickHouse
+ *   server's events are loaded and erased by other processes too, unannounced).
+ * - **Earlier answers**: a dashboard opened on a site whose events keep arriving is drawn at once
+ *   from its tiles' last answers (`last`), marked with when they were asked, while the current
+ *   ones are computed. They go when a person's events are erased (`erased`): an answer computed
+ *   from erased events is not shown again.
  *
- * An answer is kept only if no change was told while it was being answered: `version` is read
- * before asking and `keep` compares it.
+ * An answer is kept with the version read before it was asked, so one asked while events were
+ * loaded is kept (as an earlier answer) but is not current, and one asked before an erasure is not
+ * kept at all.
  */
 export class TileAnswerCache {
   private readonly versions = new Map<string, number>();
+  /** By database, the version its last erasure made: answers asked before it are not kept. */
+  private readonly erasures = new Map<string, number>();
   /** By database and question (a database name holds no newline); a Map keeps insertion order, oldest first. */
-  private readonly answers = new Map<string, Kept>();
+  private readonly answers = new Map<string, KeptAnswer>();
 
-  constructor(private readonly maxAgeMs: number) {}
+  constructor(private readonly currentMs: number) {}
 
-  /** The events of `database` changed (loaded, or erased): its answers are forgotten. */
+  /** Events were loaded into `database`: its kept answers are no longer current. */
   changed(database: string): void {
     this.versions.set(database, this.version(database) + 1);
+  }
+
+  /** A person's events of `database` were erased: its answers are no longer current, and none is shown again. */
+  erased(database: string): void {
+    this.changed(database);
+    this.erasures.set(database, this.version(database));
     this.forget(database);
   }
 
@@ -37,22 +56,29 @@ export class TileAnswerCache {
     return this.versions.get(database) ?? 0;
   }
 
-  /** The answer kept for `question` of `database`, if it is younger than the maximum age. */
-  get(database: string, question: string, now: number): unknown {
-    const kept = this.answers.get(`${database}\n${question}`);
-    return kept !== undefined && now - kept.at < this.maxAgeMs ? kept.answer : undefined;
+  /** The answer kept for `question` of `database` if the events are as they were when it was asked, and it is recent enough. */
+  current(database: string, question: string, now: number): unknown {
+    const kept = this.last(database, question);
+    return kept !== undefined && kept.version === this.version(database) && now - kept.at < this.currentMs ? kept.answer : undefined;
   }
 
-  /** Keeps `answer`, asked when `database` was at `version`, unless it changed since or the answer is long. */
-  keep(database: string, question: string, version: number, answer: unknown, now: number): void {
-    if (this.maxAgeMs === 0 || version !== this.version(database) || JSON.stringify(answer).length > MAX_ANSWER_CHARS) return;
+  /** The last answer kept for `question` of `database`, current or not. */
+  last(database: string, question: string): KeptAnswer | undefined {
+    return this.answers.get(`${database}\n${question}`);
+  }
+
+  /** Keeps `answer`, asked at `at` when `database` was at `version`, unless a later one is kept or it is long. */
+  keep(database: string, question: string, version: number, answer: unknown, at: number): void {
     const key = `${database}\n${question}`;
+    const kept = this.answers.get(key);
+    if (this.currentMs === 0 || version < (this.erasures.get(database) ?? 0) || (kept !== undefined && kept.at > at)) return;
+    if (JSON.stringify(answer).length > MAX_ANSWER_CHARS) return;
     this.answers.delete(key);
-    this.answers.set(key, { answer, at: now });
+    this.answers.set(key, { answer, at, version });
     if (this.answers.size > MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
   }
 
-  /** Forgets `database`'s answers (its events changed, or its workspace was removed). */
+  /** Forgets `database`'s answers (a person's events were erased, or its workspace was removed). */
   forget(database: string): void {
     for (const key of this.answers.keys()) if (key.startsWith(`${database}\n`)) this.answers.delete(key);
   }

@@ -23,7 +23,7 @@ export interface TileAnswering {
   runner: QueryRunner;
   /** Resolves once the events acknowledged so far are loaded into a database (read-your-writes). */
   ingested(database: string): Promise<void>;
-  /** Insight tiles' answers kept while the workspace's events are unchanged. */
+  /** Tiles' last answers, current while the workspace's events are unchanged (tile-answer-cache.ts). */
   answers: TileAnswerCache;
   log: Logger;
 }
@@ -53,30 +53,18 @@ function repointed(problem: HttpProblem, from: string, to: string): HttpProblem 
   return new HttpProblem(problem.status, problem.title, problem.detail, { ...problem.extra, ...(errors ? { errors } : {}) });
 }
 
-/**
- * An insight tile's answer, kept (tile-answer-cache.ts) unless the query names a cohort, whose
- * definition may change while the events do not; kept by question and workspace time zone. The events acknowledged before are loaded first,
- * so a kept answer is as fresh as one asked now.
- */
-async function answerInsight(workspace: Workspace, kind: InsightKind, query: unknown, pointer: string, deps: TileAnswering): Promise<unknown> {
-  const database = workspace.databaseName;
-  if (cohortFilters(query).length > 0) return deps.insights.answer(workspace, kind, query, pointer);
-  await deps.ingested(database);
-  // The workspace's time zone is part of the question: a query naming none is answered in it.
-  const question = JSON.stringify([kind, query, workspace.timezone]);
-  const version = deps.answers.version(database);
-  const kept = deps.answers.get(database, question, Date.now());
-  if (kept !== undefined) return kept;
-  const answer = await deps.insights.answer(workspace, kind, query, pointer);
-  deps.answers.keep(database, question, version, answer, Date.now());
-  return answer;
+/** A tile's answer, when it was asked, and whether it may not be current (a kept answer answered as it is). */
+interface Answered {
+  result: unknown;
+  at: number;
+  stale: boolean;
 }
 
-async function answerOne(workspace: Workspace, insight: SavedInsightRecord, range: DateRange, pointer: string, deps: TileAnswering): Promise<unknown> {
-  if (insight.kind !== 'sql') return answerInsight(workspace, insight.kind, withDashboardRange(insight.kind, insight.query, range), pointer, deps);
-  await deps.ingested(workspace.databaseName);
+/** A tile's statement run now: a saved insight's, or a SQL tile's as `POST /queries` runs it. */
+async function ask(workspace: Workspace, kind: InsightKind | 'sql', query: unknown, pointer: string, deps: TileAnswering): Promise<unknown> {
+  if (kind !== 'sql') return deps.insights.answer(workspace, kind, query, pointer);
   try {
-    const [rows] = await deps.runner.run(workspace.databaseName, [insight.query as string]);
+    const [rows] = await deps.runner.run(workspace.databaseName, [query as string]);
     return { results: rows! };
   } catch (err) {
     throw err instanceof HttpProblem ? repointed(err, '/queries/0', pointer) : err;
@@ -84,10 +72,38 @@ async function answerOne(workspace: Workspace, insight: SavedInsightRecord, rang
 }
 
 /**
+ * A tile's answer (tile-answer-cache.ts), once the events acknowledged before are loaded (so that
+ * `stale` is exact). With `stale`, its last kept answer, marked stale unless it is current.
+ * Otherwise an insight's kept answer is used while it is current: not a SQL tile's (a statement may read anything, `now()`
+ * included) nor one naming a cohort (whose definition changes while the events do not). Every
+ * answer is kept, as the last one, by question and workspace time zone.
+ */
+async function answerOne(workspace: Workspace, insight: SavedInsightRecord, range: DateRange, pointer: string, deps: TileAnswering, stale: boolean): Promise<Answered> {
+  const database = workspace.databaseName;
+  const { kind } = insight;
+  const query = kind === 'sql' ? insight.query : withDashboardRange(kind, insight.query, range);
+  // The workspace's time zone is part of the question: a query naming none is answered in it.
+  const question = JSON.stringify([kind, query, workspace.timezone]);
+  const reusable = kind !== 'sql' && cohortFilters(query).length === 0;
+  await deps.ingested(database);
+  if (stale) {
+    const last = deps.answers.last(database, question);
+    if (last !== undefined) return { result: last.answer, at: last.at, stale: !reusable || deps.answers.current(database, question, Date.now()) === undefined };
+  }
+  const at = Date.now();
+  const current = reusable ? deps.answers.current(database, question, at) : undefined;
+  if (current !== undefined) return { result: current, at: deps.answers.last(database, question)!.at, stale: false };
+  const version = deps.answers.version(database);
+  const result = await ask(workspace, kind, query, pointer, deps);
+  deps.answers.keep(database, question, version, result, at);
+  return { result, at, stale: false };
+}
+
+/**
  * Every tile's answer, in the order of the tiles; a tile that fails answers its problem instead,
  * and the others are not affected. A tile whose saved insight is gone answers 404.
  */
-export async function answerTiles(workspace: Workspace, dashboard: DashboardRecord, saved: ReadonlyMap<string, SavedInsightRecord>, deps: TileAnswering): Promise<TileResult[]> {
+export async function answerTiles(workspace: Workspace, dashboard: DashboardRecord, saved: ReadonlyMap<string, SavedInsightRecord>, deps: TileAnswering, stale = false): Promise<TileResult[]> {
   const answerTile = async (index: number): Promise<TileResult> => {
     const { insightId } = dashboard.tiles[index]!;
     const insight = saved.get(insightId);
@@ -96,7 +112,8 @@ export async function answerTiles(workspace: Workspace, dashboard: DashboardReco
       return { insightId, error: problem.toBody() };
     }
     try {
-      return { insightId, kind: insight.kind, result: await answerOne(workspace, insight, dashboard, `/tiles/${index}/query`, deps) };
+      const answered = await answerOne(workspace, insight, dashboard, `/tiles/${index}/query`, deps, stale);
+      return { insightId, kind: insight.kind, result: answered.result, computedAt: new Date(answered.at).toISOString(), ...(stale ? { stale: answered.stale } : {}) };
     } catch (err) {
       return { insightId, kind: insight.kind, error: problemOf(err, deps.log, { dashboardId: dashboard.id, tile: index }).toBody() };
     }

@@ -9,7 +9,7 @@ import { regulate, settledRegulation } from '../regulations/helpers';
  * Saved insights and dashboards on the real service: their CRUD, isolation between workspaces,
  * removal with the workspace, a restart, and a dashboard's answers (a trends tile, a SQL tile and
  * failing tiles side by side, the dashboard's date range over the tiles', insight tiles' answers kept
- * until events are loaded or erased).
+ * until events are loaded or erased, and last answers answered at once with `?stale=true`).
  */
 
 const DAY = 86_400_000;
@@ -174,17 +174,20 @@ describe('dashboards', () => {
     const dashboard = (await callA('POST', '/dashboards', { name: 'Mixed', tiles })).body;
     expect((await callA('DELETE', `/insights/saved/${gone.id}`)).status).toBe(200);
 
+    const asked = Date.now();
     const res = await callA('GET', `/dashboards/${dashboard.id}/results`);
     expect(res.status).toBe(200);
     const [trendsTile, sqlTile, badTile, refusedTile, tooLongTile, goneTile] = res.body.results;
     expect(res.body.results).toHaveLength(6);
 
     // The same answers as POST /insights/trends and POST /queries give.
-    expect(trendsTile).toEqual({ insightId: trends.id, kind: 'trends', result: (await callA('POST', '/insights/trends', trendsQuery)).body });
+    // Each answer says when it was asked: after the call began.
+    expect(trendsTile).toEqual({ insightId: trends.id, kind: 'trends', result: (await callA('POST', '/insights/trends', trendsQuery)).body, computedAt: expect.any(String) });
+    expect(Date.parse(trendsTile.computedAt)).toBeGreaterThanOrEqual(asked);
     expect(trendsTile.result.results[0].labels).toEqual([0, 1, 2].map((d) => dateOf(DAY0 + d * DAY)));
     expect(trendsTile.result.results[0].data).toEqual(SIGNUPS_PER_DAY);
     const queried = await callA('POST', '/queries', { queries: [sqlText] });
-    expect(sqlTile).toEqual({ insightId: sql.id, kind: 'sql', result: queried.body.results[0] });
+    expect(sqlTile).toEqual({ insightId: sql.id, kind: 'sql', result: queried.body.results[0], computedAt: expect.any(String) });
     expect(sqlTile.result.results.map((r: any) => ({ n: Number(r.n), users: Number(r.users) }))).toEqual([{ n: 6, users: 6 }]);
 
     expect(badTile).toMatchObject({ insightId: badSql.id, kind: 'sql', error: { status: 400, errors: [{ pointer: '/tiles/2/query' }] } });
@@ -303,7 +306,7 @@ describe('a restart', () => {
     expect((await callA('GET', '/dashboards')).body).toEqual(dashboards);
     expect((await callA('GET', `/dashboards/${dashboard.id}`)).body).toEqual(dashboard);
     const results = await callA('GET', `/dashboards/${dashboard.id}/results`);
-    expect(results.body.results).toEqual([{ insightId: insight.id, kind: 'trends', result: { results: [expect.objectContaining({ data: [2, 1], total: 3 })] } }]);
+    expect(results.body.results).toEqual([{ insightId: insight.id, kind: 'trends', result: { results: [expect.objectContaining({ data: [2, 1], total: 3 })] }, computedAt: expect.any(String) }]);
   });
 });
 
@@ -348,5 +351,56 @@ describe("a dashboard's kept answers", () => {
     const regulation = await settledRegulation(svc, c.privateApiKey, await regulate(svc, c.privateApiKey, 'DELETE', 'userId', ['k1']));
     expect(regulation.status).toBe('finished');
     expect(await answers()).toEqual({ signups: [1, 0, 1], count: 2 });
+  });
+
+  test('with ?stale=true a dashboard answers its last answers at once, marked stale once events arrived; never another workspace\'s, nor after an erasure', async () => {
+    const d = await createWorkspace(svc, { name: uniqueName('dash-stale') });
+    await sendEvents(svc, [0, 1].map((day) => ({ type: 'track', event: 'signup', userId: `s${day}`, timestamp: new Date(DAY0 + day * DAY + HOUR).toISOString() })), d.publicApiKey);
+    const dashboardOf = async (key: string) => {
+      const trends = await saved(key, { name: 'Signups', kind: 'trends', query: trendsQuery });
+      const sql = await saved(key, { name: 'Count', kind: 'sql', query: "SELECT count() AS n FROM events WHERE event = 'signup'" });
+      const tiles = [trends, sql].map((insight, i) => ({ insightId: insight.id, x: 0, y: i * 4, w: 12, h: 4 }));
+      return (await call(key, 'POST', '/dashboards', { name: 'Stale', tiles })).body.id as string;
+    };
+    const id = await dashboardOf(d.privateApiKey);
+    const answers = async (query = '?stale=true', key = d.privateApiKey, dashboard = id) => {
+      const res = await call(key, 'GET', `/dashboards/${dashboard}/results${query}`);
+      expect(res.status).toBe(200);
+      const [trendsTile, sqlTile] = res.body.results;
+      return { signups: trendsTile.result.results[0].data, count: Number(sqlTile.result.results[0].n), stale: [trendsTile.stale, sqlTile.stale], at: [trendsTile.computedAt, sqlTile.computedAt] };
+    };
+
+    // Nothing kept yet: answered now.
+    const first = await answers();
+    expect(first).toMatchObject({ signups: [1, 1, 0], count: 2, stale: [false, false] });
+    // Kept: answered without a statement; a SQL tile's answer may not be current (it may read anything), so it is marked.
+    let before = await statementsRun();
+    expect(await answers()).toEqual({ ...first, stale: [false, true] });
+    expect((await statementsRun()) - before).toBe(0);
+
+    // Events arrived: the last answers still come at once, marked stale, with when they were asked.
+    await sendEvents(svc, [{ type: 'track', event: 'signup', userId: 's2', timestamp: new Date(DAY0 + 2 * DAY + HOUR).toISOString() }], d.publicApiKey);
+    before = await statementsRun();
+    expect(await answers()).toEqual({ ...first, stale: [true, true] });
+    expect((await statementsRun()) - before).toBe(0);
+    // Without it, the current answers; then they are the ones kept.
+    const current = await answers('');
+    expect(current).toMatchObject({ signups: [1, 1, 1], count: 3, stale: [undefined, undefined] });
+    expect(Date.parse(current.at[0])).toBeGreaterThan(Date.parse(first.at[0]));
+    expect(await answers()).toEqual({ ...current, stale: [false, true] });
+
+    // Another workspace's dashboard of the same questions answers its own events, never these.
+    const other = await createWorkspace(svc, { name: uniqueName('dash-stale-other') });
+    expect(await answers('?stale=true', other.privateApiKey, await dashboardOf(other.privateApiKey))).toMatchObject({ signups: [0, 0, 0], count: 0, stale: [false, false] });
+
+    // A person's events erased: their answers are not shown again, even as stale ones.
+    const regulation = await settledRegulation(svc, d.privateApiKey, await regulate(svc, d.privateApiKey, 'DELETE', 'userId', ['s1']));
+    expect(regulation.status).toBe('finished');
+    expect(await answers()).toMatchObject({ signups: [1, 0, 1], count: 2, stale: [false, false] });
+
+    // Anything but true or false is refused.
+    const bad = await call(d.privateApiKey, 'GET', `/dashboards/${id}/results?stale=yes`);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('must be true or false');
   });
 });
