@@ -143,6 +143,10 @@ export interface TileAnswer {
   kind?: SavedKind;
   result?: unknown;
   error?: { title: string; status: number; detail: string; errors?: Array<{ pointer?: string; detail: string }> };
+  /** When the answer was asked. */
+  computedAt?: string;
+  /** Asked with `?stale=true`: a kept answer, and events arrived since. */
+  stale?: boolean;
 }
 
 export interface Person {

@@ -139,7 +139,7 @@ describeInChromium('dashboards, persons and cohorts in the console', () => {
     await page.waitForFunction((sql: string) => document.querySelector('.editor')?.shadowRoot?.querySelector('.cm-content')?.textContent === sql, {}, QUERIES.purchases);
   });
 
-  test("a dashboard: created, saved insights added as tiles, each drawn from one results call with the API's numbers; a failing tile shows its error", async () => {
+  test("a dashboard: created, saved insights added as tiles, drawn from the results calls with the API's numbers; a failing tile shows its error", async () => {
     const { go, press, waitForText } = moves;
     await go('dashboards');
     await waitForText('.notice', 'No dashboards yet');
@@ -157,15 +157,17 @@ describeInChromium('dashboards, persons and cohorts in the console', () => {
     }
     expect((await dashboard()).tiles.map((t: any) => t.insightId)).toEqual(['trends', 'funnel', 'purchases', 'broken', 'retention'].map((n) => ids[n]));
 
-    // Reopened, the page answers every tile with one request, and asks nothing else of the insights.
+    // Reopened, the page answers every tile with the last answers kept, then (a SQL tile's is never
+    // current: a statement may read anything) with the current ones; it asks nothing else of the insights.
     await go('dashboards');
     const before = requests.length;
     const opened = performance.now();
     await go(`dashboards/${dashboardId}`);
     await page.waitForSelector(`${tile('purchases')} .tile-number-value`);
     console.log(`console: a dashboard of 5 tiles drawn ${Math.round(performance.now() - opened)} ms after it was opened (${(await call('GET', '/events?limit=0')).total} events)`);
+    await page.waitForFunction(() => !document.querySelector('[data-stale]') && !document.querySelector('.tile-stale'));
     const asked = requests.slice(before).filter((r) => !r.includes('/assets/'));
-    expect(asked.filter((r) => r.includes('/results'))).toEqual([`GET /dashboards/${dashboardId}/results`]);
+    expect(asked.filter((r) => r.includes('/results'))).toEqual([`GET /dashboards/${dashboardId}/results?stale=true`, `GET /dashboards/${dashboardId}/results`]);
     expect(asked.filter((r) => (r.includes('/insights/') && !r.includes('/insights/saved')) || r.includes('/queries'))).toEqual([]);
 
     const purchases = (await call('POST', '/queries', { queries: [QUERIES.purchases] })).results[0].results[0].purchases;
@@ -293,6 +295,42 @@ describeInChromium('dashboards, persons and cohorts in the console', () => {
     await page.setViewport({ width: 1280, height: 800 });
     // The phone's one column was not saved over the layout.
     expect((await dashboard()).tiles[4].x).toBe(movedX);
+  });
+
+  test('opened again after events arrived: the last answers at once, each marked with its time, then the current ones', async () => {
+    const purchases = `${tile('purchases')} .tile-number-value`;
+    const shown = Number(await page.$eval(purchases, (e) => e.getAttribute('data-value')));
+    await sendEvents(svc, [{ type: 'track', event: 'purchase', userId: 'bob', properties: { amount: 7 } }]);
+    // The current answers are held until released, so the earlier ones stay on screen to be looked at.
+    await page.evaluate(() => {
+      const fetchOf = (window.unheldFetch = window.fetch);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      window.releaseCurrent = release;
+      window.fetch = async (input: any, init?: any) => {
+        const res = await fetchOf(input, init);
+        if (/\/results$/.test(String(input))) await released;
+        return res;
+      };
+    });
+    const url = page.url();
+    await page.evaluate(() => (location.hash = '#/sql'));
+    await page.waitForSelector('.sql-layout');
+    await page.goto(url);
+    await page.waitForSelector(`${tile('purchases')}.tile-stale ${'.tile-number-value'}`);
+    // Every tile with an answer read events, which changed: each is marked with the time it was asked, faded, and shows what it showed (the failing one has none kept).
+    expect(await page.$$eval('.tile-stale', (e) => e.length)).toBe(4);
+    expect(await page.$eval(`${tile('trends')} .tile-age`, (e) => e.textContent)).toMatch(/^as of \d\d:\d\d$/);
+    expect(await page.$eval(`${tile('trends')} .tile-age`, (e) => e.getAttribute('title'))).toContain('Events arrived since');
+    expect(Number(await page.$eval(purchases, (e) => e.getAttribute('data-value')))).toBe(shown);
+    expect(await page.$eval('.toolbar [role="status"]', (e) => e.textContent)).toContain('computing the current ones');
+    await moves.shot('dashboard-stale');
+
+    await page.evaluate(() => window.releaseCurrent());
+    await page.waitForFunction((sel: string, n: number) => Number(document.querySelector(sel)?.getAttribute('data-value')) === n && !document.querySelector('.tile-stale'), {}, purchases, shown + 1);
+    expect(await page.$$eval('.tile-age', (e) => e.map((x) => x.textContent))).toEqual(['', '', '', '', '']);
+    expect(await page.$eval('.toolbar [role="status"]', (e) => e.textContent)).toStartWith('Updated');
+    await page.evaluate(() => (window.fetch = window.unheldFetch));
   });
 
   test('dashboards: listed, renamed, a tile removed, deleted (its saved insights stay)', async () => {

@@ -33,6 +33,17 @@ const REFRESHES: Array<[number, string]> = [
 const SAVE_DELAY_MS = 400;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A tile's stale answer says when it was asked (events arrived since); a current one says nothing. */
+function showAge(age: Element | null, answer: TileAnswer | undefined): void {
+  if (!age) return;
+  const stale = answer?.stale === true && answer.computedAt !== undefined;
+  const asked = stale ? formatTime(answer.computedAt!) : '';
+  // The day too when it was not today.
+  age.textContent = stale ? `as of ${asked.slice(0, 10) === formatTime(new Date().toISOString()).slice(0, 10) ? asked.slice(11, 16) : asked.slice(0, 16)}` : '';
+  age.setAttribute('title', stale ? 'Events arrived since this answer was computed; the current one is on its way' : '');
+  age.closest('.tile')?.classList.toggle('tile-stale', stale);
+}
+
 /** A request for the tiles' answers under way: when it was asked, and the signal that cancels it. */
 interface AskedResults {
   answer: Promise<{ results: TileAnswer[] }>;
@@ -42,7 +53,8 @@ interface AskedResults {
 
 /**
  * One dashboard (`#/dashboards/<id>`): its tiles on a grid, answered by one
- * `GET /dashboards/{id}/results`; moved and resized by hand (or with the arrow keys on a
+ * `GET /dashboards/{id}/results` (on opening, first the tiles' last answers at once with
+ * `?stale=true`, each marked with its time while events arrived since, then the current ones); moved and resized by hand (or with the arrow keys on a
  * focused tile, Shift to resize) and saved with PUT; refreshed on its interval; one date range
  * for every tile; tiles added from the saved insights and removed.
  */
@@ -126,6 +138,8 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
       }
     });
     const body = h('div', { class: 'tile-body' }, tileBody(answers[index], insight));
+    const age = h('span', { class: 'tile-age muted' });
+    showAge(age, answers[index]);
     const element = h(
       'div',
       { class: 'tile', tabindex: 0, role: 'group', 'aria-label': `${name}: arrow keys move the tile, Shift with arrow keys resizes it`, 'data-insight': tile.insightId },
@@ -135,6 +149,7 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
         insight ? h('a', { href: insightHref(insight), class: 'tile-title', title: `Open ${name}` }, name) : h('span', { class: 'tile-title muted' }, name),
         insight ? h('span', { class: 'pill pill-kind' }, KIND_LABELS[insight.kind] ?? insight.kind) : null,
         h('span', { class: 'spacer' }),
+        age,
         ownZone(insight),
         remove,
       ),
@@ -174,31 +189,43 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
     grid = dashboardGrid(gridHost, dashboard.tiles, tileElement, layoutChanged);
   }
 
-  /** Asks `GET /dashboards/{id}/results`, cancelling an answer still awaited. */
-  const askResults = (): AskedResults => {
+  /** Asks `GET /dashboards/{id}/results` (with `stale`, the last answers at once), cancelling an answer still awaited. */
+  const askResults = (stale = false): AskedResults => {
     loading?.abort();
     loading = new AbortController();
-    return { answer: api<{ results: TileAnswer[] }>('GET', `/dashboards/${id}/results`, undefined, loading.signal), started: performance.now(), signal: loading.signal };
+    const path = `/dashboards/${id}/results${stale ? '?stale=true' : ''}`;
+    return { answer: api<{ results: TileAnswer[] }>('GET', path, undefined, loading.signal), started: performance.now(), signal: loading.signal };
   };
 
-  /** Answers every tile with one request (`asked`, or asked now) and draws each tile's body in place. */
-  async function loadResults(asked?: AskedResults): Promise<void> {
+  /**
+   * Answers every tile with one request (`asked`, or asked now) and draws each tile's body in
+   * place. Answers some of which are stale are drawn, each stale tile marked with its time, and
+   * the current ones are asked next.
+   */
+  async function loadResults(asked?: AskedResults, waiting = 'Loading…'): Promise<void> {
     if (!dashboard || stopped) return;
     const { answer, started, signal } = asked ?? askResults();
     refreshButton.disabled = true;
-    status.textContent = 'Loading…';
+    status.textContent = waiting;
+    let stale = false;
     try {
       const { results } = await answer;
       answers = results;
-      grid?.items.forEach((item, i) => item.querySelector('.tile-body')?.replaceChildren(tileBody(answers[i], saved.get(dashboard!.tiles[i]?.insightId ?? ''))));
-      status.textContent = `Updated ${formatTime(new Date().toISOString()).slice(11, 19)} · ${Math.round(performance.now() - started)} ms`;
+      grid?.items.forEach((item, i) => {
+        item.querySelector('.tile-body')?.replaceChildren(tileBody(answers[i], saved.get(dashboard!.tiles[i]?.insightId ?? '')));
+        showAge(item.querySelector('.tile-age'), answers[i]);
+      });
+      stale = answers.some((a) => a.stale);
       root.dataset.loaded = String(Date.now());
+      root.toggleAttribute('data-stale', stale);
+      if (!stale) status.textContent = `Updated ${formatTime(new Date().toISOString()).slice(11, 19)} · ${Math.round(performance.now() - started)} ms`;
     } catch (err) {
       if (!signal.aborted) fail('The tiles could not be answered', err);
       status.textContent = '';
     } finally {
       refreshButton.disabled = false;
     }
+    if (stale) await loadResults(undefined, 'Earlier answers shown · computing the current ones…');
   }
 
   const schedule = () => {
@@ -282,7 +309,7 @@ export function dashboardView(root: HTMLElement, id: string): () => void {
   (async () => {
     try {
       // The tiles' answers are asked beside the dashboard's own reads, not after them: they take longest.
-      const first = askResults();
+      const first = askResults(true);
       first.answer.catch(() => {});
       const [d, list, z] = await Promise.all([api<Dashboard>('GET', `/dashboards/${id}`), listSaved(), workspaceZone()]);
       if (stopped) return;
