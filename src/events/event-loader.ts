@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log';
-import { StorageQueryError, type Storage } from '../storage/storage';
+import { lineText, StorageQueryError, type Storage } from '../storage/storage';
 import type { LogPosition } from '../storage/wal/write-ahead-log';
 import type { AcceptedEvent } from './event-rows';
 import type { IdentityLink } from './identity-link';
@@ -14,8 +14,8 @@ export interface LoadItem {
   events(): readonly AcceptedEvent[];
   /** The identity links its events carry: taken at submission, or parsed from the log when needed. */
   links(): readonly IdentityLink[];
-  /** The events' JSON lines, joined by newlines (as the log holds them). */
-  lines: string;
+  /** The events' JSON lines, joined by newlines, in UTF-8 (as the log holds them). */
+  lines: Uint8Array;
   rows: number;
   position: LogPosition;
   /** Whether the ingest buffer's observer was told of its events as they were logged (else `onStored` is, once stored). */
@@ -114,7 +114,7 @@ export class EventLoader {
         if (failures > 0) this.log.warn('storage took the waiting events', { database, rows, failedAttempts: failures });
         if (this.options.onInserted) this.options.onInserted(database, items.flatMap((item) => item.links()));
         const unobserved = items.filter((item) => !item.observed);
-        if (this.options.onStored && unobserved.length > 0) await this.options.onStored(database, unobserved.map((item) => item.lines), token);
+        if (this.options.onStored && unobserved.length > 0) await this.options.onStored(database, unobserved.map((item) => lineText(item.lines)), token);
         if (this.options.onCommitted && (this.options.announces?.(database) ?? true)) committed.push({ database, events: items.flatMap((item) => item.events().map((e) => e.event)) });
         return;
       } catch (err) {
@@ -140,7 +140,7 @@ export class EventLoader {
 
   private setAside(item: LoadItem, err: StorageQueryError): void {
     const path = join(this.options.refusedDir, `refused-${item.position.segment}-${item.position.offset}.ndjson`);
-    writeFileSync(path, item.lines + '\n');
+    writeFileSync(path, Buffer.concat([item.lines, Buffer.from('\n')]));
     this.log.error('the engine refused the events of one request; they are set aside in a file', {
       database: item.database,
       rows: item.rows,

@@ -6,7 +6,7 @@ import { toEngineDateTime, type Micros } from '../timestamps';
 import type { AcceptedEvent } from './event-rows';
 import { EventLoader, LoadAbandonedError, type LoadItem } from './event-loader';
 import { identityLinksOf, type IdentityLink } from './identity-link';
-import { decodeEventsRecord, decodeRecordHead, encodeEventsRecord, linesOf, type RecordHead } from './log-records';
+import { decodeEventLines, decodeRecordHead, encodeEventsRecord, linesOf, type RecordHead } from './log-records';
 import type { Event } from './model';
 import type { RecentMessageIds } from './recent-message-ids';
 
@@ -121,11 +121,11 @@ interface Entry {
   /** Size of its record in the log. */
   bytes: number;
   /**
-   * Its events' rows as one text, held for the loader while they fit in memory; undefined once
-   * spilled (read back from the log when loaded). The event objects are not kept: they are made
+   * Its events' rows (UTF-8, as its log record holds them), held for the loader while they fit in
+   * memory; undefined once spilled (read back from the log when loaded). The event objects are not kept: they are made
    * again from the rows only for a workspace whose webhooks or live streams want them.
    */
-  lines: string | undefined;
+  lines: Uint8Array | undefined;
   /** The identity links of its events, when `onInserted` wants them; undefined for a record recovered from the log. */
   links?: readonly IdentityLink[];
   /** What the observer made of its events, told when they are loaded; undefined for a record recovered from the log. */
@@ -495,13 +495,13 @@ export class IngestBuffer {
     const observed = entry.observed !== undefined;
     if (entry.lines !== undefined) {
       const lines = entry.lines;
-      const events = () => decodeEventsRecord(`${database}\n${lines}`).events;
+      const events = () => decodeEventLines(lines);
       return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()), observed };
     }
     // Read back from the log: the rows at once, the events parsed only if they are announced.
-    const text = Buffer.from(this.wal.read(position!)).toString('utf8');
-    const events = () => decodeEventsRecord(text).events;
-    return { database, rows, position: position!, lines: linesOf(text, database), events, links: () => taken ?? identityLinksOf(events()), observed };
+    const lines = linesOf(this.wal.read(position!), database);
+    const events = () => decodeEventLines(lines);
+    return { database, rows, position: position!, lines, events, links: () => taken ?? identityLinksOf(events()), observed };
   }
 
   private done(entry: Entry): void {

@@ -10,6 +10,7 @@ import {
   StorageQueryError,
   StorageUnavailableError,
   streamSettings,
+  type InsertLine,
   type Lane,
   type Params,
   type Row,
@@ -19,6 +20,8 @@ import {
   type StreamFormat,
   type StreamOptions,
 } from './storage';
+
+const NEWLINE = Buffer.from('\n');
 
 /** chDB error classes that mean the engine itself is gone, not that the statement was wrong. */
 const UNAVAILABLE_CODES = new Set(['CHDB_CONNECTION', 'CHDB_CLOSED', 'CHDB_INTERNAL']);
@@ -257,10 +260,11 @@ export class EmbeddedStorage implements Storage {
     });
   }
 
-  insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
+  insert(database: string, table: string, lines: readonly InsertLine[], deduplicationToken?: string): Promise<void> {
     // chDB validates the target itself and takes it unquoted; identifierName() still guards it first.
     const target = `${identifierName(database)}.${identifierName(table)}`;
-    const body = Buffer.from(lines.join('\n') + '\n');
+    // Bytes are copied as they are: encoding the events' text again cost 6% of the main thread under batched ingest.
+    const body = lines.every((line) => typeof line === 'string') ? Buffer.from(lines.join('\n') + '\n') : Buffer.concat(lines.flatMap((line) => [typeof line === 'string' ? Buffer.from(line) : line, NEWLINE]));
     return this.run('write', async (s) => {
       const settings = deduplicationToken === undefined ? INSERT_SETTINGS : { ...INSERT_SETTINGS, insert_deduplication_token: deduplicationToken };
       await s.insert({ table: target, format: 'JSONEachRow', values: body, settings });

@@ -5,6 +5,7 @@ import {
   identifier,
   identifierName,
   INSERT_SETTINGS,
+  lineText,
   resultTooLarge,
   DEDUPLICATION_TOKEN,
   sandboxSettings,
@@ -12,6 +13,7 @@ import {
   StorageQueryError,
   StorageUnavailableError,
   streamSettings,
+  type InsertLine,
   type Params,
   type Row,
   type Sandbox,
@@ -102,14 +104,14 @@ export class ServerStorage implements Storage {
     }
   }
 
-  async insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void> {
+  async insert(database: string, table: string, lines: readonly InsertLine[], deduplicationToken?: string): Promise<void> {
     if (deduplicationToken !== undefined && !DEDUPLICATION_TOKEN.test(deduplicationToken)) throw new Error('not a valid deduplication token');
     // In the statement rather than a URL setting: the token has been checked above.
     const settings = deduplicationToken === undefined ? '' : ` SETTINGS insert_deduplication_token = '${deduplicationToken}'`;
     try {
       // The lines are JSONEachRow already: sent as they are after the statement, in one request.
       await this.client.command({
-        query: `INSERT INTO ${identifier(database)}.${identifier(table)}${settings} FORMAT JSONEachRow\n${lines.join('\n')}\n`,
+        query: `INSERT INTO ${identifier(database)}.${identifier(table)}${settings} FORMAT JSONEachRow\n${lines.map(lineText).join('\n')}\n`,
         clickhouse_settings: this.insertSettings,
       });
     } catch (err) {

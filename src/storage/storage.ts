@@ -108,6 +108,12 @@ export interface StreamOptions {
   sandboxed?: boolean;
 }
 
+/** A JSONEachRow line: text, or its UTF-8 bytes (the ingest log's, inserted without being encoded again). */
+export type InsertLine = string | Uint8Array;
+
+/** The text of an insert line. */
+export const lineText = (line: InsertLine): string => (typeof line === 'string' ? line : Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8'));
+
 export interface Storage {
   readonly mode: 'embedded' | 'server';
   /** Runs a statement that returns rows. */
@@ -121,7 +127,7 @@ export interface Storage {
    * Repeating an insert with the same `deduplicationToken` stores it once, in a table that keeps
    * a deduplication window (the events tables do).
    */
-  insert(database: string, table: string, lines: readonly string[], deduplicationToken?: string): Promise<void>;
+  insert(database: string, table: string, lines: readonly InsertLine[], deduplicationToken?: string): Promise<void>;
   /**
    * Streams a statement's result in `format`, chunk by chunk as the engine makes them, on a
    * connection of its own: memory stays flat however large the result, and a long export holds
