@@ -49,35 +49,43 @@ export function nowMicros(): Micros {
 /** Times from 1970 up to here are exact as doubles (2^53 µs: the year 2255), and far cheaper to split so. */
 const SAFE_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** Whole seconds (rounded down, also before 1970) and the microseconds after them, as six digits. */
-function split(t: Micros): { second: number; micros: string } {
+/** '000' to '999': a fraction's digits by table (events are formatted on the ingest path, each by acceptEvent). */
+const DIGITS3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+
+/** Whole seconds (rounded down, also before 1970) and the microseconds after them. */
+function split(t: Micros): { second: number; micros: number } {
   if (t >= 0n && t <= SAFE_MICROS) {
     const n = Number(t);
     const second = Math.floor(n / 1_000_000);
-    return { second, micros: String(n - second * 1_000_000).padStart(6, '0') };
+    return { second, micros: n - second * 1_000_000 };
   }
   const second = t >= 0n ? t / 1_000_000n : (t - 999_999n) / 1_000_000n;
-  return { second: Number(second), micros: String(t - second * 1_000_000n).padStart(6, '0') };
+  return { second: Number(second), micros: Number(t - second * 1_000_000n) };
 }
 
-/** The last whole second formatted, `YYYY-MM-DDThh:mm:ss`: events come many to a second. */
-let lastSecond = { at: NaN, text: '' };
+/** The last whole second formatted, `YYYY-MM-DDThh:mm:ss` and the engine's `YYYY-MM-DD hh:mm:ss`: events come many to a second. */
+let lastSecond = { at: NaN, iso: '', engine: '' };
 
-function secondText(second: number): string {
-  if (second !== lastSecond.at) lastSecond = { at: second, text: new Date(second * 1000).toISOString().slice(0, 19) };
-  return lastSecond.text;
+function secondOf(second: number): { iso: string; engine: string } {
+  if (second !== lastSecond.at) {
+    const iso = new Date(second * 1000).toISOString().slice(0, 19);
+    lastSecond = { at: second, iso, engine: iso.replace('T', ' ') };
+  }
+  return lastSecond;
 }
 
 /** The engine's text form, `YYYY-MM-DD hh:mm:ss.ffffff` in UTC. */
 export function toEngineDateTime(t: Micros): string {
   const { second, micros } = split(t);
-  return `${secondText(second).replace('T', ' ')}.${micros}`;
+  const sub = micros % 1000;
+  return `${secondOf(second).engine}.${DIGITS3[(micros - sub) / 1000]}${DIGITS3[sub]}`;
 }
 
 /** ISO 8601 in UTC: milliseconds as `toISOString()` gives them, six digits when finer. */
 export function toIsoString(t: Micros): string {
   const { second, micros } = split(t);
-  return `${secondText(second)}.${micros.endsWith('000') ? micros.slice(0, 3) : micros}Z`;
+  const sub = micros % 1000;
+  return `${secondOf(second).iso}.${DIGITS3[(micros - sub) / 1000]}${sub === 0 ? '' : DIGITS3[sub]}Z`;
 }
 
 const ENGINE_MICROS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;

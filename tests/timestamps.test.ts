@@ -30,6 +30,25 @@ describe('timestamps', () => {
     ]);
   });
 
+  test('random times of 1900 to 2299 write as Date writes their millisecond, with the microseconds when finer', () => {
+    // A seeded generator (xorshift), so a failure repeats.
+    let seed = 0x9e3779b9;
+    const next = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 2 ** 32);
+    const from = Date.UTC(1900, 0, 1) * 1000;
+    const span = Date.UTC(2300, 0, 1) * 1000 - from;
+    for (let i = 0; i < 20_000; i++) {
+      const micros = Math.floor(from + next() * span);
+      const t = BigInt(micros);
+      const ms = Math.floor(micros / 1000);
+      const sub = micros - ms * 1000;
+      const iso = new Date(ms).toISOString();
+      const expected = sub === 0 ? iso : `${iso.slice(0, -1)}${String(sub).padStart(3, '0')}Z`;
+      expect(toIsoString(t)).toBe(expected);
+      expect(toEngineDateTime(t)).toBe(`${iso.slice(0, 10)} ${iso.slice(11, 23)}${String(sub).padStart(3, '0')}`);
+      expect(parseIsoDateTime(expected)).toBe(t);
+    }
+  });
+
   test('impossible or out-of-range times are refused', () => {
     for (const text of ['2024-02-30', '2024-01-01T24:00:00Z', '1899-12-31T23:59:59Z', '2300-01-01', 'yesterday', '2024-01-01T10:00:00+25:00']) {
       expect(parseIsoDateTime(text)).toBeUndefined();

@@ -112,6 +112,8 @@ interface Group {
   library: string;
   own: Map<string, Making>;
   roots: Record<PropertyKind, PathNode>;
+  /** The latest time of its events so far (engine text), at or after each of its rows' `lastSeen`. */
+  latest: string;
 }
 
 const pathNode = (path: string): PathNode => ({ path, byType: [], children: undefined });
@@ -143,12 +145,17 @@ export class Observations {
   readonly rows: CatalogRow[] = [];
   private readonly groups = new Map<string, Group>();
   private time = '';
+  /** Whether the event being added is at or after every event of its group so far. */
+  private latest = false;
 
   /** Adds the observations of one event. */
   add(e: Event): void {
     const time = engineTime(e.timestamp);
     this.time = time;
     const group = this.groupOf(catalogEventName(e.type, e.event), time.slice(0, 10), libraryOf(e.context as Record<string, unknown> | undefined));
+    // Events mostly come in time order: such an event is the last seen of each of its rows, without a comparison per row.
+    this.latest = time >= group.latest;
+    if (this.latest) group.latest = time;
     let own = group.own.get(e.type);
     if (!own) group.own.set(e.type, (own = this.making(group, 'event', '', e.type)));
     this.count(own.row);
@@ -161,7 +168,7 @@ export class Observations {
   private groupOf(event: string, day: string, library: string): Group {
     const key = `${event}\u0000${day}\u0000${library}`;
     let group = this.groups.get(key);
-    if (!group) this.groups.set(key, (group = { event, day, library, own: new Map(), roots: { properties: pathNode(''), traits: pathNode(''), context: pathNode('') } }));
+    if (!group) this.groups.set(key, (group = { event, day, library, own: new Map(), roots: { properties: pathNode(''), traits: pathNode(''), context: pathNode('') }, latest: '' }));
     return group;
   }
 
@@ -202,7 +209,8 @@ export class Observations {
   private count(row: CatalogRow): void {
     row.events++;
     const { time } = this;
-    if (time < row.firstSeen) row.firstSeen = time;
+    if (this.latest) row.lastSeen = time;
+    else if (time < row.firstSeen) row.firstSeen = time;
     else if (time > row.lastSeen) row.lastSeen = time;
   }
 }
