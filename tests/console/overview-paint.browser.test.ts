@@ -4,7 +4,7 @@ import { describeInChromium } from '../helpers/chromium';
 import { consoleMoves } from '../helpers/console-page';
 import { parseExposition } from '../helpers/exposition';
 import { GeneratedConsole } from '../helpers/generated-console';
-import type { ServiceProcess } from '../helpers/service-process';
+import { peakRss, resetPeakRss, type ServiceProcess } from '../helpers/service-process';
 
 /**
  * The first paint of the web overview (console/src/views/overview) over generated web traffic
@@ -78,7 +78,8 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
 
   /** Opens the overview from another screen, waits until every part is painted, and prints when each was. */
   async function paintOverview(opening: string): Promise<void> {
-    const { page } = generated;
+    const { page, svc } = generated;
+    resetPeakRss(svc.proc.pid);
     await page.evaluate(() => {
       location.hash = '#/sql';
     });
@@ -109,7 +110,7 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
     const painted = (await page.evaluate(() => (globalThis as any).__painted)) as Record<string, number>;
     const parts = Object.entries(painted).sort((a, b) => a[1] - b[1]);
     console.log(
-      `console: the overview over ${EVENTS.toLocaleString('en-US')} events, ${opening}, painted ${Math.round(parts.at(-1)![1])} ms after it was opened (${parts.map(([part, ms]) => `${part} ${Math.round(ms)} ms`).join(', ')})`,
+      `console: the overview over ${EVENTS.toLocaleString('en-US')} events, ${opening}, painted ${Math.round(parts.at(-1)![1])} ms after it was opened (${parts.map(([part, ms]) => `${part} ${Math.round(ms)} ms`).join(', ')}); the service's peak memory meanwhile ${Math.round(peakRss(svc.proc.pid) / 2 ** 20)} MiB`,
     );
     const calls = (await page.evaluate(() => (globalThis as any).__stats)) as Calls;
     // Every question is asked before the first answer comes: none waits for another's answer.

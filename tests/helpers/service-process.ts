@@ -1,5 +1,5 @@
 import type { Subprocess } from 'bun';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINE_THREADS } from '../../src/storage/engine-threads';
 import { PROJECT_ROOT } from './project-root';
@@ -73,6 +73,11 @@ export async function startServiceProcess(
   })();
   const started = await Promise.race([listening, proc.exited.then((code) => Promise.reject(new Error(`service exited with ${code}: ${lines.join('\n')}`)))]);
   return { ...started, proc, lines };
+}
+
+/** Sets a process's peak resident memory back to what it holds now (Linux's clear_refs), to measure the peak of what follows. */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** A process's peak resident memory so far (the kernel's high-water mark). */
