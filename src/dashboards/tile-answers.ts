@@ -74,9 +74,9 @@ async function ask(workspace: Workspace, kind: InsightKind | 'sql', query: unkno
 /**
  * A tile's answer (tile-answer-cache.ts), once the events acknowledged before are loaded (so that
  * `stale` is exact). With `stale`, its last kept answer, marked stale unless it is current.
- * Otherwise an insight's kept answer is used while it is current: not a SQL tile's (a statement may read anything, `now()`
- * included) nor one naming a cohort (whose definition changes while the events do not). Every
- * answer is kept, as the last one, by question and workspace time zone.
+ * Otherwise an insight's kept answer is used while it is current: never a SQL tile's (a statement
+ * may read anything, `now()` included) nor one naming a cohort (whose definition changes while the
+ * events do not). Every answer is kept, as the last one, by question and workspace time zone.
  */
 async function answerOne(workspace: Workspace, insight: SavedInsightRecord, range: DateRange, pointer: string, deps: TileAnswering, stale: boolean): Promise<Answered> {
   const database = workspace.databaseName;
