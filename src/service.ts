@@ -205,7 +205,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     },
     discardDeliveries: (database, erased) => webhooks.discard(database, erased),
     eventsErased: async (database, keys) => {
-      tileAnswers.erased(database);
+      tileAnswers.withdraw(database);
       await Promise.all([visits.erased(database, keys), catalogRecorder.erased(database), violationCounts.erased(database)]);
     },
     identities,
@@ -271,7 +271,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await catalogRecorder.settled(database);
   });
   store.onRemove((workspace) => catalog.removeWorkspace(workspace.workspaceId));
-  store.onRemove(async (workspace) => tileAnswers.forget(workspace.databaseName));
+  store.onRemove(async (workspace) => tileAnswers.withdraw(workspace.databaseName));
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
     streams.close();

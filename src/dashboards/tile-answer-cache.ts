@@ -23,8 +23,9 @@ export interface KeptAnswer {
  *   server's events are loaded and erased by other processes too, unannounced).
  * - **Earlier answers**: a dashboard opened on a site whose events keep arriving is drawn at once
  *   from its tiles' last answers (`last`), marked with when they were asked, while the current
- *   ones are computed. They go when a person's events are erased (`erased`): an answer computed
- *   from erased events is not shown again.
+ *   ones are computed. They go when a person's events are erased or the workspace is removed
+ *   (`withdraw`): an answer computed from erased events is not shown again, nor one of a removed
+ *   workspace to a later one of the same database name.
  *
  * An answer is kept with the version read before it was asked, so one asked while events were
  * loaded is kept (as an earlier answer) but is not current, and one asked before an erasure is not
@@ -44,8 +45,11 @@ export class TileAnswerCache {
     this.versions.set(database, this.version(database) + 1);
   }
 
-  /** A person's events of `database` were erased: its answers are no longer current, and none is shown again. */
-  erased(database: string): void {
+  /**
+   * Events of `database` were erased (a person's), or all of them (its workspace removed): its
+   * answers are forgotten, and none asked before now is kept (one still being answered).
+   */
+  withdraw(database: string): void {
     this.changed(database);
     this.erasures.set(database, this.version(database));
     this.forget(database);
@@ -78,8 +82,7 @@ export class TileAnswerCache {
     if (this.answers.size > MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
   }
 
-  /** Forgets `database`'s answers (a person's events were erased, or its workspace was removed). */
-  forget(database: string): void {
+  private forget(database: string): void {
     for (const key of this.answers.keys()) if (key.startsWith(`${database}\n`)) this.answers.delete(key);
   }
 }
