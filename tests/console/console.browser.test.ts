@@ -234,8 +234,10 @@ describeInChromium('the console in Chromium', () => {
     await shot('sql-chart');
     await press('Download CSV');
     const csvPath = join(downloads, 'result.csv');
-    for (let i = 0; i < 100 && !existsSync(csvPath); i++) await Bun.sleep(50);
-    const csv = readFileSync(csvPath, 'utf8');
+    // Chromium creates the file before it has written it (CI's Deno run read it empty): wait for its rows.
+    const written = () => (existsSync(csvPath) ? readFileSync(csvPath, 'utf8') : '');
+    for (let i = 0; i < 100 && written().split('\r\n').length <= 3; i++) await Bun.sleep(50);
+    const csv = written();
     expect(csv.split('\r\n')[0]).toBe('day,signups,purchases');
     expect(csv.split('\r\n').length).toBeGreaterThan(3);
     expect(await page.$$eval('.history-entry', (e) => e.length)).toBeGreaterThanOrEqual(1);

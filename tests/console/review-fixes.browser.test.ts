@@ -137,7 +137,8 @@ describeInChromium('the review fixes of issue 41 in the console', () => {
     // The layout is saved 400 ms after a change settles: wait past that, then nothing was PUT.
     await Bun.sleep(1500);
     expect(requests.filter((r) => r.method === 'PUT')).toEqual([]);
-    expect(requests.filter((r) => r.method === 'GET' && r.path === `/dashboards/${overlappingId}/results`)).toHaveLength(2);
+    // Each opening asks the tiles' last answers first (`?stale=true`).
+    expect(requests.filter((r) => r.method === 'GET' && r.path === `/dashboards/${overlappingId}/results?stale=true`)).toHaveLength(2);
     // Reloaded on a narrow window (one column) and widened: the twelve columns come back, unsaved.
     await page.setViewport({ width: 600, height: 900 });
     await page.reload();
