@@ -78,4 +78,20 @@ describe('the service on the server backend', () => {
     expect(syntax.status).toBe(400);
     expect(syntax.body.errors[0].detail).toContain('Syntax error');
   });
+
+  test("a dashboard's tiles are answered now, even with ?stale=true: nothing is kept, other processes load and erase events unannounced", async () => {
+    const created = await createWorkspace(svc, { name: uniqueName('DashOnServer') });
+    const key = created.privateApiKey;
+    const call = async (method: string, path: string, body?: unknown) => (await svc.request(method, path, { key, body })).json() as Promise<any>;
+    await sendEvents(svc, [{ type: 'track', event: 'kept', userId: 'srv' }], created.publicApiKey);
+    const insight = await call('POST', '/insights/saved', { name: 'Count', kind: 'sql', query: "SELECT count() AS n FROM events WHERE event = 'kept'" });
+    const dashboard = await call('POST', '/dashboards', { name: 'On a server', tiles: [{ insightId: insight.id, x: 0, y: 0, w: 6, h: 4 }] });
+    const tile = async () => {
+      const [answer] = (await call('GET', `/dashboards/${dashboard.id}/results?stale=true`)).results;
+      return { n: Number(answer.result.results[0].n), stale: answer.stale };
+    };
+    expect(await tile()).toEqual({ n: 1, stale: false });
+    await sendEvents(svc, [{ type: 'track', event: 'kept', userId: 'srv' }], created.publicApiKey);
+    expect(await tile()).toEqual({ n: 2, stale: false });
+  });
 });
