@@ -61,9 +61,9 @@ export class TileAnswerCache {
   }
 
   /** The answer kept for `question` of `database` if the events are as they were when it was asked, and it is recent enough. */
-  current(database: string, question: string, now: number): unknown {
+  current(database: string, question: string, now: number): KeptAnswer | undefined {
     const kept = this.last(database, question);
-    return kept !== undefined && kept.version === this.version(database) && now - kept.at < this.currentMs ? kept.answer : undefined;
+    return kept !== undefined && kept.version === this.version(database) && now - kept.at < this.currentMs ? kept : undefined;
   }
 
   /** The last answer kept for `question` of `database`, current or not. */

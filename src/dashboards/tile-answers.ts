@@ -92,7 +92,7 @@ async function answerOne(workspace: Workspace, insight: SavedInsightRecord, rang
   }
   const at = Date.now();
   const current = reusable ? deps.answers.current(database, question, at) : undefined;
-  if (current !== undefined) return { result: current, at: deps.answers.last(database, question)!.at, stale: false };
+  if (current !== undefined) return { result: current.answer, at: current.at, stale: false };
   const version = deps.answers.version(database);
   const result = await ask(workspace, kind, query, pointer, deps);
   deps.answers.keep(database, question, version, result, at);

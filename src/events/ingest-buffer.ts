@@ -122,8 +122,9 @@ interface Entry {
   bytes: number;
   /**
    * Its events' rows (UTF-8, as its log record holds them), held for the loader while they fit in
-   * memory; undefined once spilled (read back from the log when loaded). The event objects are not kept: they are made
-   * again from the rows only for a workspace whose webhooks or live streams want them.
+   * memory; undefined once spilled (read back from the log when loaded). The event objects are
+   * not kept: they are made again from the rows only for a workspace whose webhooks or live
+   * streams want them.
    */
   lines: Uint8Array | undefined;
   /** The identity links of its events, when `onInserted` wants them; undefined for a record recovered from the log. */

@@ -7,7 +7,7 @@ describe("a dashboard's kept answers", () => {
   test('an answer is current until events are loaded or it is older than the current age; it stays the last answer', () => {
     const cache = new TileAnswerCache(MINUTE);
     cache.keep('db', 'q', cache.version('db'), { n: 1 }, 1_000);
-    expect(cache.current('db', 'q', 2_000)).toEqual({ n: 1 });
+    expect(cache.current('db', 'q', 2_000)?.answer).toEqual({ n: 1 });
     expect(cache.current('db', 'q', 1_000 + MINUTE)).toBeUndefined();
     cache.changed('db');
     expect(cache.current('db', 'q', 2_000)).toBeUndefined();
@@ -45,7 +45,7 @@ describe("a dashboard's kept answers", () => {
     expect(cache.last('db', 'q')).toBeUndefined();
     // One asked after it is.
     cache.keep('db', 'q', cache.version('db'), { n: 0 }, 3_000);
-    expect(cache.current('db', 'q', 3_500)).toEqual({ n: 0 });
+    expect(cache.current('db', 'q', 3_500)?.answer).toEqual({ n: 0 });
   });
 
   test('a current age of 0 keeps nothing', () => {
