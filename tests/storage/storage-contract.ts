@@ -72,6 +72,28 @@ export function describeStorageContract(name: string, open: () => Promise<Backen
       expect(await count()).toBe(4);
     });
 
+    test('inserts of text and of bytes, large then small and at once, each store exactly their rows', async () => {
+      // The embedded engine writes each insert's body into a buffer it reuses: a smaller body after
+      // a larger one, or two inserts given at once, must not carry another's rows.
+      const lines = (userId: string, n: number) => jsonLines(Array.from({ length: n }, () => row(crypto.randomUUID(), userId)));
+      const asBytes = (text: readonly string[]) => text.map((line) => new TextEncoder().encode(line));
+      await storage.insert(ws, 'events', asBytes(lines('reuse-large', 3_000)));
+      await storage.insert(ws, 'events', lines('reuse-small-ç', 2));
+      await Promise.all([
+        storage.insert(ws, 'events', [...asBytes(lines('reuse-both', 5)), ...lines('reuse-both', 5)]),
+        storage.insert(ws, 'events', asBytes(lines('reuse-other', 7))),
+        storage.insert(ws, 'events', lines('reuse-third', 1)),
+      ]);
+      const rows = await storage.query(`SELECT userId, count() AS c, uniqExact(uuid) AS u FROM \`${ws}\`.events WHERE startsWith(userId, 'reuse-') GROUP BY userId ORDER BY userId`);
+      expect(rows.map((r) => [r.userId, Number(r.c), Number(r.u)])).toEqual([
+        ['reuse-both', 10, 10],
+        ['reuse-large', 3_000, 3_000],
+        ['reuse-other', 7, 7],
+        ['reuse-small-ç', 2, 2],
+        ['reuse-third', 1, 1],
+      ]);
+    });
+
     test('an insert with one bad row stores none of its rows', async () => {
       const good = crypto.randomUUID();
       const err = await rejection(storage.insert(ws, 'events', jsonLines([row(good, 'atomic'), { ...row(crypto.randomUUID(), 'atomic'), timestamp: 'never' }])));
