@@ -218,6 +218,7 @@ const SPEC = {
   rateLimitAuthFailuresPerAddress: ['RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS', via(parseRate)],
   maxBodyBytesInFlight: ['MAX_BODY_BYTES_IN_FLIGHT', int(1024 * 1024, 64 * 1024 * 1024 * 1024)],
   maxBodyBytesPerAddress: ['MAX_BODY_BYTES_PER_ADDRESS', int(1024, 64 * 1024 * 1024 * 1024)],
+  memorySoftLimitMb: ['MEMORY_SOFT_LIMIT_MB', int(0, 1024 * 1024)],
   queryWorkspaceConcurrency: ['QUERY_WORKSPACE_CONCURRENCY', int(1, 64)],
   queryWorkspaceQueueMax: ['QUERY_WORKSPACE_QUEUE_MAX', int(0, 100_000)],
   queryWorkspaceSecondsPerMinute: ['QUERY_WORKSPACE_SECONDS_PER_MINUTE', int(0, 3600)],

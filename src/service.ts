@@ -11,6 +11,7 @@ import { serveOwnPort } from './clickhouse-http/own-port';
 import type { Logger } from './log';
 import { createServiceMetrics } from './metrics/service-metrics';
 import { Countries } from './web-analytics/countries';
+import { currentHeapRuntime, HeapCollector } from './heap-collector';
 import { Enrichment } from './web-analytics/enrichment';
 import { VisitBuilder } from './web-analytics/visits/visit-builder';
 import { Lease } from './coordination/lease';
@@ -272,8 +273,11 @@ export async function startService(config: Config, log: Logger, storage: Storage
   });
   store.onRemove((workspace) => catalog.removeWorkspace(workspace.workspaceId));
   store.onRemove(async (workspace) => tileAnswers.withdraw(workspace.databaseName));
+  const heapRuntime = currentHeapRuntime();
+  const heapCollector = heapRuntime && new HeapCollector(heapRuntime, { limitBytes: config.memorySoftLimitMb * 1024 * 1024, onCollected: metrics.heapCollected }, log);
   const backups = new BackupRunner({ storage, store, metaDatabase: config.metaDatabase, backupDir: backupDirectory(config), ingested: () => buffer.loaded() });
   const close = async () => {
+    heapCollector?.stop();
     streams.close();
     await regulations.stop();
     await buffer.close();
@@ -310,6 +314,7 @@ export async function startService(config: Config, log: Logger, storage: Storage
     await close();
     throw err;
   }
+  heapCollector?.start();
   const url = localUrl(config.host, server.port);
   // Where the socket listens, as it is: on every interface no one URL says it, and the loopback
   // URL is only where this machine reaches it.

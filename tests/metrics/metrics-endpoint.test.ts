@@ -190,6 +190,8 @@ test('after all of the above the whole output is still valid, with every metric 
     'analytics_events_accepted_total',
     'analytics_events_rejected_total',
     'analytics_events_suppressed_total',
+    'analytics_heap_collection_seconds_total',
+    'analytics_heap_collections_total',
     'analytics_http_request_duration_seconds',
     'analytics_http_requests_total',
     'analytics_ingest_flush_duration_seconds',
