@@ -29,7 +29,7 @@ const MIN_HEAP_GROWTH_BYTES = 32 * 1024 * 1024;
  * heap is collected at once instead of when the runtime's own rules would. Those rules size the
  * heap by the machine's memory, so under batched ingest dead request bodies, parsed events and
  * their rows piled up by several hundred MiB between collections (the process's peak passed
- * 1.2 GiB on a machine of 24 GiB; docs/performance.md#memory-under-batched-ingest). Nothing is
+ * 1.2 GiB on a machine of 24 GiB; docs/performance.md#memory-under-batched-ingest-2026-11-29). Nothing is
  * collected while the heap has not grown since the last collection: memory held elsewhere, such
  * as the engine's, is not the heap's to give back.
  */
