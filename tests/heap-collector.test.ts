@@ -43,6 +43,28 @@ describe('HeapCollector', () => {
     expect(collected).toHaveLength(1);
   });
 
+  test('collections take at most a sixth of the time: after a pause of 200 ms, none for 1,000 ms', () => {
+    clock.now = 50_000;
+    const { state, runtime } = processOf(1400 * MIB, 400 * MIB, 80 * MIB);
+    // Each collection pauses 200 ms and gives nothing back: the memory past the limit is not the heap's.
+    const slow: HeapRuntime = {
+      ...runtime,
+      collect: () => {
+        runtime.collect();
+        clock.now += 200;
+        state.resident = 1400 * MIB;
+      },
+    };
+    const heapCollector = collector(slow, 800);
+    expect(heapCollector.check()).toBe(true);
+    state.heap += 200 * MIB;
+    clock.now += 999;
+    expect(heapCollector.check()).toBe(false);
+    clock.now += 1;
+    expect(heapCollector.check()).toBe(true);
+    expect(state.collections).toBe(2);
+  });
+
   test('at most one collection in 500 ms, and none until the heap has grown by 32 MiB since the last', () => {
     clock.now = 10_000;
     const { state, runtime } = processOf(1100 * MIB, 400 * MIB, 80 * MIB);
