@@ -24,7 +24,7 @@ export interface TestService extends Service {
  * second service given the first one's `settings` shares its workspaces, as a restart would.
  * Under TEST_RUNTIME=deno the service is a Deno process over a directory of its own instead.
  * Webhooks may reach loopback receivers (EGRESS_ALLOWLIST), which the tests run; a test of the
- * egress policy itself overrides it. `resolver` replaces the system's for webhook host names.
+ * egress policy itself overrides it. MEMORY_SOFT_LIMIT_MB is 0 (no heap collector) unless given. `resolver` replaces the system's for webhook host names.
  */
 export async function startTestService(overrides: Record<string, string> = {}, storage?: Storage, log?: Logger, resolver?: HostResolver): Promise<TestService> {
   const publicKey = overrides.PUBLIC_API_KEYS ?? `pk_${uniqueName('test')}`;
@@ -38,6 +38,9 @@ export async function startTestService(overrides: Record<string, string> = {}, s
     PUBLIC_API_KEYS: publicKey,
     PRIVATE_API_KEYS: privateKey,
     EGRESS_ALLOWLIST: '127.0.0.0/8',
+    // The test process holds many services and the engine: its memory is no one service's, and a
+    // collector per service would collect the runner's heap over and over. tests/heap-collector.test.ts sets it.
+    MEMORY_SOFT_LIMIT_MB: '0',
     ...overrides,
   };
   // Services in this process share the engine's directory, but each needs an ingest log of its
