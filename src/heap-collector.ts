@@ -23,8 +23,9 @@ const CHECK_EVERY_MS = 100;
 const MIN_GAP_MS = 500;
 /**
  * And at most a sixth of the main thread's time goes to them: after a pause of `p` ms, none for
- * 5 × `p` ms (under batched ingest, pauses of 55 to 80 ms, the 500 ms rule the pace). Memory past the limit that collecting does not give back (a profiler's, the engine's
- * under a heap that grows fast) would otherwise have collections take a quarter of the thread.
+ * 5 × `p` ms (under batched ingest the pauses are 55 to 80 ms, so the 500 ms rule sets the pace).
+ * Memory past the limit that collecting does not give back (a profiler's, with a heap that grows
+ * fast) would otherwise have collections take a quarter of the thread.
  */
 const GAP_PER_PAUSE = 5;
 /** Heap grown since the last collection, at least, for another to be worth its pause. */
@@ -35,9 +36,9 @@ const MIN_HEAP_GROWTH_BYTES = 32 * 1024 * 1024;
  * heap is collected at once instead of when the runtime's own rules would. Those rules size the
  * heap by the machine's memory, so under batched ingest dead request bodies, parsed events and
  * their rows piled up by several hundred MiB between collections (the process's peak passed
- * 1.2 GiB on a machine of 24 GiB; docs/performance.md#memory-under-batched-ingest-2026-11-29). Nothing is
- * collected while the heap has not grown since the last collection: memory held elsewhere, such
- * as the engine's, is not the heap's to give back.
+ * 1.2 GiB on a machine of 24 GiB; docs/performance.md#memory-under-batched-ingest-2026-11-29).
+ * Nothing is collected until the heap has grown by 32 MiB since the last collection: memory held
+ * elsewhere, such as the engine's, is not the heap's to give back.
  */
 export class HeapCollector {
   private timer: ReturnType<typeof setInterval> | undefined;
