@@ -97,7 +97,7 @@ export function createServiceMetrics(sources: MetricSources) {
   registry.sampledGauge('analytics_request_body_bytes_in_flight', 'Request body bytes being read, parsed or handled (at most MAX_BODY_BYTES_IN_FLIGHT).', sources.bodyBytesInFlight);
   const bodiesShed = registry.counter('analytics_request_bodies_shed_total', 'Requests refused with 503 after waiting for room under MAX_BODY_BYTES_IN_FLIGHT.');
   // Their series exist from the start (at 0): most processes never collect.
-  const heapCollected = registry.counter('analytics_heap_collections_total', 'Collections of the JavaScript heap made because resident memory was past MEMORY_SOFT_LIMIT_MB.').series({});
+  const heapCollections = registry.counter('analytics_heap_collections_total', 'Collections of the JavaScript heap made because resident memory was past MEMORY_SOFT_LIMIT_MB.').series({});
   const heapCollectionSeconds = registry.counter('analytics_heap_collection_seconds_total', 'Time the main thread spent in those collections.').series({});
   const plausibleDropped = registry.counter(
     'analytics_plausible_events_dropped_total',
@@ -142,7 +142,7 @@ export function createServiceMetrics(sources: MetricSources) {
     rateLimited: (limit: LimitName) => limited.inc({ limit }),
     bodyShed: () => bodiesShed.inc({}),
     heapCollected(seconds: number): void {
-      heapCollected();
+      heapCollections();
       heapCollectionSeconds(seconds);
     },
     plausibleDropped: (reason: PlausibleDropReason) => plausibleDropped.inc({ reason }),

@@ -196,7 +196,7 @@ const REUSED_BODY_MAX_BYTES = 16 * 1024 * 1024;
  */
 function insertBody(lines: readonly InsertLine[], lease: Lease): Buffer {
   let bytes = lines.length;
-  for (const line of lines) bytes += typeof line === 'string' ? Buffer.byteLength(line) : line.byteLength;
+  for (const line of lines) bytes += Buffer.byteLength(line);
   const reused = bytes <= REUSED_BODY_MAX_BYTES;
   if (reused && (lease.body?.length ?? 0) < bytes) lease.body = Buffer.allocUnsafe(Math.min(REUSED_BODY_MAX_BYTES, Math.max(bytes, 2 * (lease.body?.length ?? 0))));
   const body = reused ? lease.body! : Buffer.allocUnsafe(bytes);
