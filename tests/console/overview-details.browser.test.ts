@@ -146,6 +146,8 @@ describeInChromium('the overview: goals, details, comparisons, 12 months', () =>
   });
 
   test("a country's flag is an image (country-flag-icons), asked for only when its country is shown", async () => {
+    // The test before ends once the numbers are back: the panels may still be drawing their rows.
+    await settled();
     await page.waitForSelector('.ov-row[data-dimension="visit:country"][data-value="DE"] img.ov-flag');
     await page.waitForFunction(() => [...document.querySelectorAll('img.ov-flag')].every((i: any) => i.complete));
     const flag = await page.$eval('.ov-row[data-value="DE"] img.ov-flag', (i: any) => ({ src: i.src, drawn: i.naturalWidth > 0, width: i.getBoundingClientRect().width, label: i.parentElement.textContent }));
