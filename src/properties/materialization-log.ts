@@ -1,5 +1,6 @@
 import type { Logger } from '../log';
 import type { Storage } from '../storage/storage';
+import { VISIT_EVENT_COLUMN } from '../storage/migrations/visits';
 import { READ_COLUMN_PREFIX } from './json-read';
 
 /** How often a materialization's progress is looked at and logged. */
@@ -7,9 +8,10 @@ const PROGRESS_POLL_MS = 2000;
 
 /**
  * The log of the mutations that fill a new read column for the parts stored before it
- * (read-columns.ts): started, or resumed at a start that finds one unfinished, the parts left
- * whenever that changes, done. The engine carries the mutations on by itself, also after a
- * restart; this only tells how they go.
+ * (read-columns.ts), and the visit-event column a migration adds (src/storage/migrations/visits.ts):
+ * started, or resumed at a start that finds one unfinished, the parts left whenever that changes,
+ * done. The engine carries the mutations on by itself, also after a restart; this only tells how
+ * they go.
  */
 export class MaterializationLog {
   private readonly watched = new Set<string>();
@@ -26,15 +28,15 @@ export class MaterializationLog {
   }
 
   /**
-   * Logs the materializations of read columns left unfinished in `databases` by an earlier run;
-   * answers them (`<database>.<column>`).
+   * Logs the materializations of read columns and of the visit-event column left unfinished in
+   * `databases` (by an earlier run, or by the migrations just applied); answers them (`<database>.<column>`).
    */
   async resume(databases: readonly string[]): Promise<ReadonlySet<string>> {
     if (databases.length === 0) return new Set();
     const rows = await this.storage.query(
       `SELECT DISTINCT database, extract(command, {pattern:String}) AS name FROM system.mutations
        WHERE NOT is_done AND database IN {databases:Array(String)} AND name != ''`,
-      { databases: [...databases], pattern: `MATERIALIZE COLUMN (${READ_COLUMN_PREFIX}[0-9a-f]{16})` },
+      { databases: [...databases], pattern: `MATERIALIZE COLUMN (${READ_COLUMN_PREFIX}[0-9a-f]{16}|${VISIT_EVENT_COLUMN})` },
     );
     for (const row of rows) this.watch(String(row.database), String(row.name), 'resumed');
     return new Set(rows.map((row) => `${row.database}.${row.name}`));

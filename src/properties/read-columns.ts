@@ -1,8 +1,8 @@
 import type { Logger } from '../log';
 import { eventsStorageTable } from '../storage/migrations/engines';
-import { PERSON_ID_VIEW, personIdView } from '../storage/migrations/persons';
+import { replacePersonIdView } from '../storage/migrations/persons';
 import { migrationTarget } from '../storage/migrations/runner';
-import { identifier, identifierName, type Storage } from '../storage/storage';
+import type { Storage } from '../storage/storage';
 import { READ_COLUMN_PREFIX, readColumnName } from './json-read';
 import { MaterializationLog } from './materialization-log';
 
@@ -160,34 +160,8 @@ export class ReadColumns {
     this.progress.started(database, column);
   }
 
-  /**
-   * Replaces `events_with_persons` with one whose columns include every read column of the events
-   * table, hidden. The new view is made under a name of its own and exchanged with the one in use,
-   * which is then dropped: `CREATE OR REPLACE VIEW` drops the view before it creates it again in a
-   * database that is not Atomic (chDB's `default`, measured: 119 of 234 reads meanwhile found no
-   * view), where EXCHANGE TABLES swaps the two at once in both (no read failed). The name is new
-   * each time, so that two processes replacing the view at once never exchange each other's.
-   */
+  /** Replaces `events_with_persons` with one that has every column of the events table, the read columns hidden. */
   private async replaceView(database: string): Promise<void> {
-    const rows = await this.storage.query(
-      `SELECT name, type, default_kind AS kind, default_expression AS expression FROM system.columns
-       WHERE database = {database:String} AND table = 'events' AND default_kind IN ('', 'MATERIALIZED') ORDER BY position`,
-      { database },
-    );
-    const reads = rows.filter((r) => r.kind === 'MATERIALIZED' && String(r.name).startsWith(READ_COLUMN_PREFIX));
-    const columns = [
-      ...rows.filter((r) => r.kind === '').map((r) => `${identifier(String(r.name))} ${r.type}`),
-      ...reads.map((r) => `${identifierName(String(r.name))} ${r.type} MATERIALIZED ${r.expression}`),
-      'personId String',
-    ];
-    const target = migrationTarget(database, this.options.cluster);
-    const on = target.onCluster ? ` ${target.onCluster}` : '';
-    const next = `${PERSON_ID_VIEW}_${crypto.randomUUID().replaceAll('-', '')}`;
-    await this.storage.command(personIdView(target, { columns: columns.join(', '), reads: reads.map((r) => String(r.name)), view: next }));
-    try {
-      await this.storage.command(`EXCHANGE TABLES ${target.db}.${PERSON_ID_VIEW} AND ${target.db}.${identifier(next)}${on}`);
-    } finally {
-      await this.storage.command(`DROP VIEW IF EXISTS ${target.db}.${identifier(next)}${on}`);
-    }
+    await replacePersonIdView(this.storage, migrationTarget(database, this.options.cluster));
   }
 }

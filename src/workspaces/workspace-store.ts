@@ -119,6 +119,7 @@ export class WorkspaceStore {
   private async prepareDatabase(workspace: Workspace): Promise<void> {
     const { databaseName } = workspace;
     await this.migrations.apply(databaseName, workspaceMigrations);
+    await this.migrations.completePersonIdView(databaseName);
     await this.migrations.replaceViews(databaseName, [firstTouchView]);
     const fsync = this.options.ingestFsync ? 1 : 0;
     await this.migrations.setTableSettings(databaseName, this.migrations.eventsTable, { fsync_after_insert: fsync, fsync_part_directory: fsync });

@@ -143,10 +143,19 @@ describeInChromium(`the web overview over ${EVENTS.toLocaleString('en-US')} even
   test(
     'opened again once the columns its questions read are filled, as a site opening it daily meets it (the times printed)',
     async () => {
-      const filling = performance.now();
-      await generated.propertyColumnsFilled();
-      console.log(`the columns of the overview's reads: waited ${((performance.now() - filling) / 1000).toFixed(1)} s for them to be filled`);
-      await paintOverview('opened again with its columns filled');
+      // A read gets its column from the second statement making it on (src/properties/fast-reads.ts):
+      // an opening may add a column, filled before the next one. The figure is that of an opening
+      // that added none.
+      for (let opening = 2; ; opening++) {
+        const filling = performance.now();
+        await generated.propertyColumnsFilled();
+        console.log(`the columns of the overview's reads: waited ${((performance.now() - filling) / 1000).toFixed(1)} s for them to be filled`);
+        const begun = generated.columnsBegun();
+        await paintOverview(`opened again (opening ${opening}) with its columns filled`);
+        if (generated.columnsBegun() === begun) break;
+        console.log(`opening ${opening} added a column while it painted: opened again`);
+        expect(opening).toBeLessThan(4);
+      }
       expect(generated.faults).toEqual({ blocked: [], errors: [] });
     },
     1_800_000,

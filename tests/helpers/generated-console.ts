@@ -42,12 +42,19 @@ export class GeneratedConsole {
    * (src/properties/materialization-log.ts), after its log has been quiet of new ones for a second.
    */
   async propertyColumnsFilled(): Promise<void> {
-    const count = (what: RegExp) => this.svc.lines.filter((line) => what.test(line)).length;
     for (let quiet = 0; quiet < 4; ) {
       await Bun.sleep(250);
-      const begun = count(/materialization of a property column (started|resumed)/);
-      quiet = begun === count(/materialization of a property column done/) ? quiet + 1 : 0;
+      quiet = this.columnsBegun() === this.count(/materialization of a property column done/) ? quiet + 1 : 0;
     }
+  }
+
+  /** How many property columns the service has begun to fill (started, or resumed after a start). */
+  columnsBegun(): number {
+    return this.count(/materialization of a property column (started|resumed)/);
+  }
+
+  private count(what: RegExp): number {
+    return this.svc.lines.filter((line) => what.test(line)).length;
   }
 
   /** Closes what `open` started, however far it came, and removes the directory. */

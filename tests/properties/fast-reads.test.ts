@@ -173,7 +173,9 @@ describeInProcess('fast property reads', () => {
       await first.storage.command(`ALTER TABLE ${db}.events ADD COLUMN ${readColumnName(tier)} String MATERIALIZED ${tier}`);
       const partsWith = async (svc: TestService, column: string) =>
         Number((await svc.storage.query('SELECT count() AS n FROM system.parts_columns WHERE database = {db:String} AND table = {table:String} AND active AND column = {column:String}', { db, table: 'events', column }))[0]!.n);
-      const fillings = async (svc: TestService) => Number((await svc.storage.query("SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND startsWith(command, '(MATERIALIZE COLUMN')", { db }))[0]!.n);
+      // The fillings of this column (a migration fills the visit-event column of new tables too).
+      const fillings = async (svc: TestService) =>
+        Number((await svc.storage.query("SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND startsWith(command, '(MATERIALIZE COLUMN') AND position(command, {column:String}) > 0", { db, column: readColumnName(tier) }))[0]!.n);
       expect(await partsWith(first, readColumnName(tier))).toBe(0);
       expect(await fillings(first)).toBe(0);
       await first.stop();

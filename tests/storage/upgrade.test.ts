@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/project-root';
+import { makesVisits } from '../web-analytics/stats-reference';
 import { startServiceProcess, TEST_RUNTIME, type ServiceProcess } from '../helpers/service-process';
 
 /**
@@ -99,6 +100,13 @@ for (const release of releases) {
       expect((await send([{ type: 'track', event: 'after_upgrade', userId: 'new' }])).status).toBe(201);
       const page = await get('/events?limit=1000', manifest.workspace.privateApiKey);
       expect(page.total).toBe(manifest.eventsPerWorkspace + 1);
+    });
+
+    test("the release's events have the visit-event column (a migration), through events_with_persons too: none makes visits (no page, no browser)", async () => {
+      const page = await get('/events?limit=1000', manifest.workspace.privateApiKey);
+      expect(page.results.filter(makesVisits)).toEqual([]);
+      const [row] = (await query(manifest.workspace.privateApiKey, 'SELECT countIf(visitEvent) AS flagged, count() AS n FROM events_with_persons')).results;
+      expect(row).toEqual({ flagged: 0, n: page.total });
     });
 
     test("a property read made twice gets a column, filled for the release's events in the background (progress in the log), and answers the same", async () => {

@@ -1,4 +1,4 @@
-import { identifier } from '../storage';
+import { identifier, identifierName, type Storage } from '../storage';
 import type { Migration, MigrationTarget } from './runner';
 
 /**
@@ -54,10 +54,10 @@ export const PERSON_ID_VIEW = 'events_with_persons';
 
 /**
  * The view of events with their personId. `hidden`, when given, lists the view's columns: every
- * column of the events table with its type, the columns that store property reads declared
- * MATERIALIZED (so that `SELECT *` leaves them out, as it does on the table) and personId last;
- * `reads` names those columns for its SELECT, and `view` the view made, which then takes the
- * place of the one in use (src/properties/read-columns.ts replaces the view so).
+ * column of the events table with its type, its MATERIALIZED columns declared so (so that
+ * `SELECT *` leaves them out, as it does on the table) and personId last; `reads` names those
+ * columns for its SELECT, and `view` the view made, which then takes the place of the one in use
+ * (replacePersonIdView).
  */
 export function personIdView(target: MigrationTarget, hidden?: { columns: string; reads: readonly string[]; view: string }): string {
   const { db, dbName, onCluster, cluster } = target;
@@ -74,6 +74,38 @@ export function personIdView(target: MigrationTarget, hidden?: { columns: string
     FROM ${db}.events AS e
     LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL WHERE isAlias) AS a ON a.id = e.userId
     LEFT ANY JOIN (SELECT id, personId FROM ${db}.person_lookup FINAL) AS l ON l.id = e.anonymousId`;
+}
+
+/**
+ * Replaces `events_with_persons` with one whose columns include every MATERIALIZED column of the
+ * events table (the visit-event flag, the columns storing property reads), hidden as they are on
+ * the table. The workspace store does it after the migrations, and src/properties/read-columns.ts
+ * after adding a column. The new view is made under a name of its own and exchanged with the one
+ * in use, which is then dropped: `CREATE OR REPLACE VIEW` drops the view before it creates it again
+ * in a database that is not Atomic (chDB's `default`, measured: 119 of 234 reads meanwhile found
+ * no view), where EXCHANGE TABLES swaps the two at once in both (no read failed). The name is new
+ * each time, so that two processes replacing the view at once never exchange each other's.
+ */
+export async function replacePersonIdView(storage: Storage, target: MigrationTarget): Promise<void> {
+  const rows = await storage.query(
+    `SELECT name, type, default_kind AS kind, default_expression AS expression FROM system.columns
+     WHERE database = {database:String} AND table = 'events' AND default_kind IN ('', 'MATERIALIZED') ORDER BY position`,
+    { database: target.dbName },
+  );
+  const hidden = rows.filter((r) => r.kind === 'MATERIALIZED');
+  const columns = [
+    ...rows.filter((r) => r.kind === '').map((r) => `${identifier(String(r.name))} ${r.type}`),
+    ...hidden.map((r) => `${identifier(String(r.name))} ${r.type} MATERIALIZED ${r.expression}`),
+    'personId String',
+  ];
+  const on = target.onCluster ? ` ${target.onCluster}` : '';
+  const next = `${PERSON_ID_VIEW}_${crypto.randomUUID().replaceAll('-', '')}`;
+  await storage.command(personIdView(target, { columns: columns.join(', '), reads: hidden.map((r) => identifierName(String(r.name))), view: next }));
+  try {
+    await storage.command(`EXCHANGE TABLES ${target.db}.${PERSON_ID_VIEW} AND ${target.db}.${identifier(next)}${on}`);
+  } finally {
+    await storage.command(`DROP VIEW IF EXISTS ${target.db}.${identifier(next)}${on}`);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log';
 import { identifier, identifierName, type Storage } from '../storage';
 import { eventsStorageTable, metadataEngine } from './engines';
+import { PERSON_ID_VIEW, replacePersonIdView } from './persons';
 import { visitsStorageTable } from './visits';
 
 export interface MigrationTarget {
@@ -111,6 +112,20 @@ export class MigrationRunner {
   async replaceViews(database: string, views: ReadonlyArray<(target: MigrationTarget) => string>): Promise<void> {
     const target = migrationTarget(database, this.cluster);
     for (const view of views) await this.storage.command(view(target));
+  }
+
+  /**
+   * Makes `events_with_persons` show every MATERIALIZED column of `database`'s events (the
+   * visit-event flag a migration adds, say), replacing it when it lacks one (replacePersonIdView).
+   */
+  async completePersonIdView(database: string): Promise<void> {
+    const rows = await this.storage.query(
+      `SELECT name FROM system.columns WHERE database = {database:String} AND table = 'events' AND default_kind = 'MATERIALIZED'
+       AND name NOT IN (SELECT name FROM system.columns WHERE database = {database:String} AND table = {view:String})`,
+      { database, view: PERSON_ID_VIEW },
+      'write',
+    );
+    if (rows.length > 0) await replacePersonIdView(this.storage, migrationTarget(database, this.cluster));
   }
 
   async apply(database: string, migrations: readonly Migration[]): Promise<void> {

@@ -499,16 +499,12 @@ export function compileStatsQuery(body: unknown, context: StatsContext): Compile
   if (context.storedVisits) {
     // Each top-level filter is of visits or of pages alone, or the question reads events.
     const kinds = q.filters.map((f) => filterKind(f));
-    // The page filters as they hold for an event without a page: constants.
-    const emptyScope: FilterScope = { params, valueOf: (d) => (d === 'event:page' ? "''" : valueOf(d)) };
-    const emptyPageConditions = q.filters.flatMap((f, i) => (kinds[i] === 'page' ? [compileFilter(f, `#/filters/${i}`, emptyScope, { dimensions: [] }, 0)] : []));
     const stored: StoredQuestion = {
       metrics: q.metrics,
       dimensions,
       buckets: timeBuckets,
       visitConditions: conditions.filter((_, i) => kinds[i] === 'visit'),
       pageConditions: conditions.filter((_, i) => kinds[i] === 'page'),
-      emptyPageConditions,
       entryConditions: bounceConditions,
       visitsInRange,
       eventsInRange: inRange,

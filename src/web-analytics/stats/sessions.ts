@@ -1,4 +1,4 @@
-import { HUMAN_EVENTS } from '../../events/bots';
+import { VISIT_EVENT_COLUMN } from '../../storage/migrations/visits';
 import { sourceNameSql } from '../sources/source-names';
 
 /**
@@ -76,40 +76,10 @@ export interface SessionNeeds {
 }
 
 /**
- * Whether an event came from a visitor's browser: it has a page (`context.page.url` or `.path`, or
- * a page's `properties.url` or `.path`) or a browser's user agent (`context.browser`, which the
- * enrichment names from it). A backend's call (`track` of an upgrade from a server SDK) has
- * neither, and belongs to no visit, as Plausible, which only sees browsers, never counts it.
- * Written as five tests of emptiness rather than `PAGE_PATH != '' OR PAGE_URL != ''` (the same
- * truth): each read is then only tested, never copied into a new string, and a stored read's
- * column (fast properties) is read as its lengths alone where nothing else reads it (a fifth less
- * engine time for the aggregate's and the time series' events, 2 million of them).
+ * The events that make visits (docs/web-analytics.md#visits): page views and custom events of
+ * people's browsers. Each event stores whether it is one (src/storage/migrations/visits.ts).
  */
-const FROM_BROWSER = `(${[`JSONExtractString(context, 'page', 'path')`, `JSONExtractString(properties, 'path')`, `JSONExtractString(context, 'page', 'url')`, `JSONExtractString(properties, 'url')`, `JSONExtractString(context, 'browser', 'name')`].map((read) => `${read} != ''`).join(' OR ')})`;
-
-/**
- * The events that make visits (docs/web-analytics.md#visits): page views and custom events
- * (Plausible's two kinds), but not the `engagement` reports of Plausible's tracker (time on page,
- * scroll depth), which Plausible's own queries leave out (`name != "engagement"`) as they are sent
- * by no act of the visitor; not those of automated clients (src/events/bots.ts), and only those
- * sent from a browser (FROM_BROWSER).
- */
-export const VISIT_EVENTS = visitEvents(FROM_BROWSER);
-
-function visitEvents(fromBrowser: string): string {
-  return `((type = 'page' OR (type = 'track' AND event != 'engagement')) AND ${HUMAN_EVENTS} AND ${fromBrowser})`;
-}
-
-/**
- * VISIT_EVENTS for the events a page condition selects: `emptyPage`, the condition as it holds for
- * an event without a page (a constant), says whether such an event can be selected. When it
- * cannot, every event selected has a page and so comes from a browser, and the engine folds the
- * browser test away: it reads neither the page's URL nor the browser's name (a third of the cost
- * of reading a range's events for a page filter).
- */
-export function visitEventsOnPages(emptyPage: string): string {
-  return visitEvents(`(NOT (${emptyPage}) OR ${FROM_BROWSER})`);
-}
+export const VISIT_EVENTS = VISIT_EVENT_COLUMN;
 
 /**
  * A subquery of the events `where` selects (a condition on `events_with_persons`, such as the

@@ -1,7 +1,7 @@
 import { VISIT_ATTRIBUTE_COLUMNS, VISIT_KEY, VISIT_TABLE_COLUMNS } from '../../storage/migrations/visits';
 import type { StatsMetric } from './model';
 import { bucketSql, type Dimension, type TimeBucket } from './compile';
-import { PAGE_PATH, VISIT_EVENTS, visitEventsOnPages } from './sessions';
+import { PAGE_PATH, VISIT_EVENTS } from './sessions';
 
 /**
  * Questions answered from stored visits (`visits_with_persons`, src/storage/migrations/visits.ts)
@@ -21,8 +21,6 @@ export interface StoredQuestion {
   visitConditions: readonly string[];
   /** Conditions of top-level filters on `event:page` (over an event's `path`). */
   pageConditions: readonly string[];
-  /** The same conditions for an event without a page (`path` ''): constants. */
-  emptyPageConditions: readonly string[];
   /** The page filters applied to the visit's entry page: the visits whose bounces count. */
   entryConditions: readonly string[];
   visitsInRange: string;
@@ -61,9 +59,6 @@ export function filterKind(filter: unknown): 'visit' | 'page' | 'other' {
   if (names.length > 0 && names.every((n) => n === 'event:page')) return 'page';
   return 'other';
 }
-
-/** The visit events that the page filters may select (sessions.ts's visitEventsOnPages). */
-const pageEvents = (q: StoredQuestion) => (q.pageConditions.length > 0 ? visitEventsOnPages(and(q.emptyPageConditions)) : VISIT_EVENTS);
 
 /**
  * A person as the questions count them: a 64-bit hash of the id. `uniqExact` keeps a String as its
@@ -115,7 +110,7 @@ export function storedVisitsSource(q: StoredQuestion): StoredSource | undefined 
   const selectedKeys = q.visitConditions.length > 0 ? ` AND ${VISIT_KEY} IN (SELECT visitKey FROM visits WHERE ${and([q.visitsInRange, ...q.visitConditions])})` : '';
   const keyEvents = paged || counted
     ? `\n      ${paged ? 'INNER' : 'LEFT'} JOIN (SELECT ${VISIT_KEY} AS visitKey, groupArray(toUnixTimestamp64Micro(timestamp)) AS times${counted ? ", groupArray(toUInt8(type = 'page')) AS pages" : ''}
-        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${pageEvents(q)} AND ${q.eventsInRange}${selectedKeys}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS k USING (visitKey)`
+        FROM (SELECT *, ${PAGE_PATH} AS path FROM events WHERE ${VISIT_EVENTS} AND ${q.eventsInRange}${selectedKeys}) WHERE ${and(q.pageConditions)} GROUP BY visitKey) AS k USING (visitKey)`
     : '';
   const inRangeCounts = counted ? `arrayCount((t, p) -> p AND ${span('t')}, times, pages)` : 'pageviews';
   const inRangeEvents = counted ? `arrayCount(t -> ${span('t')}, times)` : 'events';
@@ -191,7 +186,7 @@ const PAGE_METRICS = new Set<StatsMetric>(['visitors', 'pageviews', 'events', 'b
 export function pagesSource(q: StoredQuestion): StoredSource | undefined {
   if (q.dimensions.length !== 1 || q.dimensions[0]!.name !== 'event:page' || q.visitConditions.length > 0 || !q.metrics.every((m) => PAGE_METRICS.has(m))) return undefined;
   const pages = `SELECT path AS d_0, ${DISTINCT_PERSONS} AS pageVisitors, countIf(type = 'page') AS pageViews, count() AS pageEvents
-    FROM (SELECT personId, type, ${PAGE_PATH} AS path FROM events_with_persons WHERE ${pageEvents(q)} AND personId != '' AND ${q.eventsInRange})
+    FROM (SELECT personId, type, ${PAGE_PATH} AS path FROM events_with_persons WHERE ${VISIT_EVENTS} AND personId != '' AND ${q.eventsInRange})
     WHERE ${and(q.pageConditions)} GROUP BY d_0`;
   const bounces = `SELECT entryPage AS d_0, sum(sign * bounce) AS bs, sum(sign) AS bv FROM visits WHERE ${q.visitsInRange} GROUP BY d_0`;
   return {
