@@ -38,6 +38,6 @@ export function firstTouchView({ db, onCluster }: MigrationTarget): string {
   return `CREATE OR REPLACE VIEW ${db}.${FIRST_TOUCH_VIEW} ${onCluster} AS
     SELECT personId,
       ${columns}
-    FROM (SELECT personId, context, properties, ${PAGE_URL} AS pageUrl, ${RAW_REFERRER} AS rawReferrer, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
+    FROM (SELECT personId, context, properties, ${PAGE_PATH}, ${PAGE_URL} AS pageUrl, ${RAW_REFERRER} AS rawReferrer, ${EVENT_ORDER_KEY} AS eventOrder FROM ${db}.events_with_persons WHERE personId != '')
     GROUP BY personId`;
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { Storage } from '../storage/storage';
-import { VISIT_EVENT_COLUMN } from '../storage/migrations/visits';
+import { WEB_EVENT_COLUMNS } from '../storage/migrations/visits';
 import { READ_COLUMN_PREFIX } from './json-read';
 
 /** How often a materialization's progress is looked at and logged. */
@@ -8,7 +8,7 @@ const PROGRESS_POLL_MS = 2000;
 
 /**
  * The log of the mutations that fill a new read column for the parts stored before it
- * (read-columns.ts), and the visit-event column a migration adds (src/storage/migrations/visits.ts):
+ * (read-columns.ts), and the web-analytics columns migrations add (src/storage/migrations/visits.ts):
  * started, or resumed at a start that finds one unfinished, the parts left whenever that changes,
  * done. The engine carries the mutations on by itself, also after a restart; this only tells how
  * they go.
@@ -28,7 +28,7 @@ export class MaterializationLog {
   }
 
   /**
-   * Logs the materializations of read columns and of the visit-event column left unfinished in
+   * Logs the materializations of read columns and of the web-analytics columns left unfinished in
    * `databases` (by an earlier run, or by the migrations just applied); answers them (`<database>.<column>`).
    */
   async resume(databases: readonly string[]): Promise<ReadonlySet<string>> {
@@ -36,7 +36,7 @@ export class MaterializationLog {
     const rows = await this.storage.query(
       `SELECT DISTINCT database, extract(command, {pattern:String}) AS name FROM system.mutations
        WHERE NOT is_done AND database IN {databases:Array(String)} AND name != ''`,
-      { databases: [...databases], pattern: `MATERIALIZE COLUMN (${READ_COLUMN_PREFIX}[0-9a-f]{16}|${VISIT_EVENT_COLUMN})` },
+      { databases: [...databases], pattern: `MATERIALIZE COLUMN (${[`${READ_COLUMN_PREFIX}[0-9a-f]{16}`, ...WEB_EVENT_COLUMNS].join('|')})` },
     );
     for (const row of rows) this.watch(String(row.database), String(row.name), 'resumed');
     return new Set(rows.map((row) => `${row.database}.${row.name}`));

@@ -80,7 +80,7 @@ describe('the DDL on a cluster', () => {
     );
     // Indexes, settings and TTL belong to the table that stores; the Distributed one only gets the column.
     for (const sql of ddl.filter((s) => /^ALTER TABLE `default_ws`/.test(s.trim()))) {
-      if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|visitEvent|property_read_)/);
+      if (/\.events /.test(sql)) expect(oneLine(sql)).toMatch(/ADD COLUMN IF NOT EXISTS (messageId|visitEvent|pagePath|property_read_)/);
       // The visit builder's progress is one replicated table, not sharded.
       else if (/\.visit_progress /.test(sql)) expect(sql).toMatch(/ADD COLUMN IF NOT EXISTS definition /);
       else expect(sql).toMatch(/\.`?((events|visits)_local|catalog|violations|quarantine)`? /);

@@ -102,11 +102,11 @@ for (const release of releases) {
       expect(page.total).toBe(manifest.eventsPerWorkspace + 1);
     });
 
-    test("the release's events have the visit-event column (a migration), through events_with_persons too: none makes visits (no page, no browser)", async () => {
+    test("the release's events have the web-analytics columns (migrations), through events_with_persons too: none makes visits or has a page", async () => {
       const page = await get('/events?limit=1000', manifest.workspace.privateApiKey);
       expect(page.results.filter(makesVisits)).toEqual([]);
-      const [row] = (await query(manifest.workspace.privateApiKey, 'SELECT countIf(visitEvent) AS flagged, count() AS n FROM events_with_persons')).results;
-      expect(row).toEqual({ flagged: 0, n: page.total });
+      const [row] = (await query(manifest.workspace.privateApiKey, "SELECT countIf(visitEvent) AS flagged, countIf(pagePath != '') AS paths, count() AS n FROM events_with_persons")).results;
+      expect(row).toEqual({ flagged: 0, paths: 0, n: page.total });
     });
 
     test("a property read made twice gets a column, filled for the release's events in the background (progress in the log), and answers the same", async () => {

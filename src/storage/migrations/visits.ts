@@ -60,8 +60,15 @@ const VISIT_EVENT_EXPRESSION = `(type = 'page' OR (type = 'track' AND event != '
     OR JSONExtractString(context, 'page', 'url') != '' OR JSONExtractString(properties, 'url') != ''
     OR JSONExtractString(context, 'browser', 'name') != '')`;
 
+/** The path of an event's page: `context.page.path` (Segment SDKs, our tracker, Plausible's events), else `properties.path`. */
+const PAGE_PATH_EXPRESSION = `if(JSONExtractString(context, 'page', 'path') != '', JSONExtractString(context, 'page', 'path'), JSONExtractString(properties, 'path'))`;
+
 /** The events' column that says whether an event makes visits (VISIT_EVENT_EXPRESSION). */
 export const VISIT_EVENT_COLUMN = 'visitEvent';
+/** The events' column of the path of an event's page, '' for none (PAGE_PATH_EXPRESSION). */
+export const PAGE_PATH_COLUMN = 'pagePath';
+/** The events' columns the engine computes as events are inserted, for web analytics. */
+export const WEB_EVENT_COLUMNS: readonly string[] = [VISIT_EVENT_COLUMN, PAGE_PATH_COLUMN];
 
 /** The table that stores a workspace's visits: `visits`, or its shard tables on a cluster. */
 export const visitsStorageTable = (cluster: string): string => (cluster ? 'visits_local' : 'visits');
@@ -111,22 +118,32 @@ export const visitMigrations: Migration[] = [
   },
 ];
 
-/** The visit-event column of the events (VISIT_EVENT_EXPRESSION). */
-export const visitEventMigration: Migration = {
-  version: 11,
-  name: 'events_visit_event',
-  // The events stored before it are filled in the background (a mutation the engine resumes
-  // after a restart); until then their parts compute the column from the expression when read.
-  // events_with_persons shows it, hidden, once the workspace store replaces the view after the
-  // migrations (replacePersonIdView).
-  statements: ({ db, onCluster, cluster }) => {
-    const stored = `${db}.${eventsStorageTable(cluster)} ${onCluster}`;
-    const column = `ADD COLUMN IF NOT EXISTS ${VISIT_EVENT_COLUMN} Bool MATERIALIZED ${VISIT_EVENT_EXPRESSION}`;
-    return [
-      `ALTER TABLE ${stored} ${column}`,
-      // The Distributed table needs the column too, to send reads of it to the shards.
-      ...(cluster ? [`ALTER TABLE ${db}.events ${onCluster} ${column}`] : []),
-      `ALTER TABLE ${stored} MATERIALIZE COLUMN ${VISIT_EVENT_COLUMN} SETTINGS mutations_sync = 0`,
-    ];
-  },
-};
+/**
+ * A migration adding to the events the column `name`, `type MATERIALIZED expression`: the engine
+ * computes it as each event is inserted. The events stored before it are filled in the background
+ * (a mutation the engine resumes after a restart, its progress in the log: materialization-log.ts);
+ * until then their parts compute it from the expression when read. events_with_persons shows it,
+ * hidden, once the workspace store replaces the view after the migrations (replacePersonIdView).
+ */
+function storedEventColumn(version: number, migration: string, name: string, type: string, expression: string): Migration {
+  return {
+    version,
+    name: migration,
+    statements: ({ db, onCluster, cluster }) => {
+      const stored = `${db}.${eventsStorageTable(cluster)} ${onCluster}`;
+      const column = `ADD COLUMN IF NOT EXISTS ${name} ${type} MATERIALIZED ${expression}`;
+      return [
+        `ALTER TABLE ${stored} ${column}`,
+        // The Distributed table needs the column too, to send reads of it to the shards.
+        ...(cluster ? [`ALTER TABLE ${db}.events ${onCluster} ${column}`] : []),
+        `ALTER TABLE ${stored} MATERIALIZE COLUMN ${name} SETTINGS mutations_sync = 0`,
+      ];
+    },
+  };
+}
+
+/** The web-analytics columns of the events: whether each makes visits, and its page's path. */
+export const webEventMigrations: Migration[] = [
+  storedEventColumn(11, 'events_visit_event', VISIT_EVENT_COLUMN, 'Bool', VISIT_EVENT_EXPRESSION),
+  storedEventColumn(12, 'events_page_path', PAGE_PATH_COLUMN, 'String', PAGE_PATH_EXPRESSION),
+];

@@ -2,7 +2,7 @@ import { EVENTS_SHARDING_KEY, SHARD_EVENTS_ENGINE } from './engines';
 import { catalogMigrations } from './catalog';
 import { trackingPlanMigrations } from './tracking-plans';
 import { personFirstLinksMigration, personMigrations } from './persons';
-import { visitEventMigration, visitMigrations } from './visits';
+import { visitMigrations, webEventMigrations } from './visits';
 import type { Migration, MigrationTarget } from './runner';
 
 /**
@@ -83,5 +83,5 @@ export const workspaceMigrations: Migration[] = [
   personFirstLinksMigration,
   ...catalogMigrations,
   ...trackingPlanMigrations,
-  visitEventMigration,
+  ...webEventMigrations,
 ];

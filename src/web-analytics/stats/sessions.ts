@@ -1,4 +1,4 @@
-import { VISIT_EVENT_COLUMN } from '../../storage/migrations/visits';
+import { PAGE_PATH_COLUMN, VISIT_EVENT_COLUMN } from '../../storage/migrations/visits';
 import { sourceNameSql } from '../sources/source-names';
 
 /**
@@ -26,8 +26,8 @@ import { sourceNameSql } from '../sources/source-names';
  * counted from its first event within it.
  */
 
-/** The path of an event's page: `context.page.path` (Segment SDKs, our tracker, Plausible's events), else `properties.path`. */
-export const PAGE_PATH = `if(JSONExtractString(context, 'page', 'path') != '', JSONExtractString(context, 'page', 'path'), JSONExtractString(properties, 'path'))`;
+/** The path of an event's page (`context.page.path`, else `properties.path`), stored with each event (src/storage/migrations/visits.ts). */
+export const PAGE_PATH = PAGE_PATH_COLUMN;
 export const PAGE_URL = `if(JSONExtractString(context, 'page', 'url') != '', JSONExtractString(context, 'page', 'url'), JSONExtractString(properties, 'url'))`;
 export const RAW_REFERRER = `if(JSONExtractString(context, 'page', 'referrer') != '', JSONExtractString(context, 'page', 'referrer'), JSONExtractString(properties, 'referrer'))`;
 /**

@@ -9,9 +9,10 @@ import { makesVisits } from './stats-reference';
 import { createWorkspace, listEvents, sendEvents, startTestService, type CreatedWorkspace, type TestService } from '../helpers/test-service';
 
 /**
- * Each event stores whether it makes visits (`visitEvent`, src/storage/migrations/visits.ts): the
- * column must hold the definition of docs/web-analytics.md#visits for every event, as a plain
- * TypeScript test of the stored event (after enrichment; stats-reference.ts's) says, over seeded random events of
+ * Each event stores whether it makes visits (`visitEvent`) and its page's path (`pagePath`),
+ * src/storage/migrations/visits.ts: the columns must hold the definition of
+ * docs/web-analytics.md#visits and the page's path for every event, as plain TypeScript reads of
+ * the stored event (after enrichment; stats-reference.ts's) say, over seeded random events of
  * every kind: page views and custom events, Plausible's engagement reports, identify and group
  * calls, crawlers, backend calls with neither page nor browser, pages given in the context or
  * the properties, by path or URL, empty or not.
@@ -43,10 +44,13 @@ function randomEvents(seed: number): Array<Record<string, unknown>> {
   });
 }
 
+/** The page's path of a stored event: `context.page.path`, else `properties.path`. */
+const pathOf = (e: any): string => e.context?.page?.path || e.properties?.path || '';
+
 let svc: TestService;
 let ws: CreatedWorkspace;
 
-describe('the visit-event column', () => {
+describe('the web-analytics columns of the events', () => {
   beforeAll(async () => {
     svc = await startTestService();
     ws = await createWorkspace(svc, { name: uniqueName('visit_event') });
@@ -54,24 +58,26 @@ describe('the visit-event column', () => {
   });
   afterAll(() => svc?.stop());
 
-  test('holds the visit definition for every event, as a plain test of the stored event says', async () => {
+  test('hold the visit definition and the page path of every event, as plain reads of the stored event say', async () => {
     const { status, body } = await listEvents(svc, 'limit=1000', ws.privateApiKey);
     expect(status).toBe(200);
     expect(body.results).toHaveLength(EVENTS);
-    const rows = await rowsOf(svc, 'SELECT toString(uuid) AS uuid, visitEvent FROM events_with_persons', ws.privateApiKey);
-    const stored = new Map(rows.map((r) => [r.uuid as string, Boolean(r.visitEvent)]));
-    const expected = new Map((body.results as any[]).map((e) => [e.uuid as string, makesVisits(e)]));
+    const rows = await rowsOf(svc, 'SELECT toString(uuid) AS uuid, visitEvent, pagePath FROM events_with_persons', ws.privateApiKey);
+    const stored = new Map(rows.map((r) => [r.uuid as string, [Boolean(r.visitEvent), r.pagePath]]));
+    const expected = new Map((body.results as any[]).map((e) => [e.uuid as string, [makesVisits(e), pathOf(e)]]));
     expect(stored).toEqual(expected);
+    expect(new Set(rows.map((r) => r.pagePath))).toEqual(new Set(['', '/', '/pricing', '/blog']));
     // The generator reached both answers, and the reasons for each.
     const reasons = (body.results as any[]).map((e) => [e.type, e.event ?? '', e.context?.bot === true, makesVisits(e)].join(' '));
     for (const reason of ['page  false true', 'page  true false', 'track Signup false true', 'track engagement false false', 'identify  false false']) expect(reasons).toContain(reason);
     expect((body.results as any[]).some((e) => e.type === 'track' && !e.context?.bot && e.event !== 'engagement' && !makesVisits(e))).toBe(true);
   });
 
-  test("is hidden from SELECT *, on the table and on events_with_persons, as the read columns are", async () => {
+  test("are hidden from SELECT *, on the table and on events_with_persons, as the read columns are", async () => {
     for (const table of ['events', 'events_with_persons']) {
       const [row] = await rowsOf(svc, `SELECT * FROM ${table} LIMIT 1`, ws.privateApiKey);
       expect(Object.keys(row)).not.toContain('visitEvent');
+      expect(Object.keys(row)).not.toContain('pagePath');
     }
   });
 
@@ -86,12 +92,12 @@ describe('the visit-event column', () => {
 });
 
 /**
- * A workspace whose events were stored before the column existed (as by a release before it):
- * its migration adds the column, fills it for the stored events in the background, and makes
- * events_with_persons show it. The earlier schema is made from a current one on the real engine:
- * the column dropped, the view of that release made again, the migration forgotten.
+ * A workspace whose events were stored before the columns existed (as by a release before them):
+ * their migrations add them, fill them for the stored events in the background, and make
+ * events_with_persons show them. The earlier schema is made from a current one on the real
+ * engine: the columns dropped, the view of that release made again, the migrations forgotten.
  */
-describeInProcess('the visit-event column added to stored events', () => {
+describeInProcess('the web-analytics columns added to stored events', () => {
   let before: TestService;
   let after: TestService;
   beforeAll(async () => {
@@ -99,25 +105,28 @@ describeInProcess('the visit-event column added to stored events', () => {
     await sendEvents(before, randomEvents(7));
     const database = before.settings.DEFAULT_WORKSPACE_DATABASE!;
     const target = plainTarget(database);
-    await before.storage.command(`ALTER TABLE ${target.db}.events DROP COLUMN visitEvent`);
+    await before.storage.command(`ALTER TABLE ${target.db}.events DROP COLUMN visitEvent, DROP COLUMN pagePath`);
     await before.storage.command(`DROP VIEW ${target.db}.${PERSON_ID_VIEW}`);
     await before.storage.command(personIdView(target));
-    await before.storage.command(`DELETE FROM ${before.settings.META_DATABASE}.schema_migrations WHERE database = {database:String} AND version = 11`, { database });
+    await before.storage.command(`DELETE FROM ${before.settings.META_DATABASE}.schema_migrations WHERE database = {database:String} AND version IN (11, 12)`, { database });
     await before.stop();
     after = await startTestService(before.settings);
   });
   afterAll(() => after?.stop());
 
-  test('fills it for every stored part, and it holds the visit definition through events_with_persons', async () => {
+  test('fill them for every stored part, and they hold the visit definition and the path through events_with_persons', async () => {
     const database = after.settings.DEFAULT_WORKSPACE_DATABASE!;
     const { body } = await listEvents(after, 'limit=1000');
     const expected = (body.results as any[]).filter(makesVisits).map((e) => e.uuid as string).sort();
     expect(expected.length).toBeGreaterThan(0);
     const flagged = await rowsOf(after, 'SELECT toString(uuid) AS uuid FROM events_with_persons WHERE visitEvent ORDER BY uuid');
     expect(flagged.map((r) => r.uuid)).toEqual(expected);
+    const paths = new Map((body.results as any[]).map((e) => [e.uuid as string, pathOf(e)]));
+    const storedPaths = await rowsOf(after, 'SELECT toString(uuid) AS uuid, pagePath FROM events_with_persons');
+    expect(new Map(storedPaths.map((r) => [r.uuid as string, r.pagePath]))).toEqual(paths);
     for (let waited = 0; ; waited += 50) {
       const [row] = await after.storage.query(
-        `SELECT count() AS parts, countIf(has(columns, 'visitEvent')) AS filled FROM (
+        `SELECT count() AS parts, countIf(hasAll(columns, ['visitEvent', 'pagePath'])) AS filled FROM (
            SELECT name, groupArray(column) AS columns FROM system.parts_columns WHERE database = {database:String} AND table = 'events' AND active GROUP BY name)`,
         { database },
       );
