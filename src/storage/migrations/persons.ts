@@ -78,7 +78,7 @@ export function personIdView(target: MigrationTarget, hidden?: { columns: string
 
 /**
  * Replaces `events_with_persons` with one whose columns include every MATERIALIZED column of the
- * events table (the visit-event flag, the columns storing property reads), hidden as they are on
+ * events table (the web-analytics columns, those storing property reads), hidden as they are on
  * the table. The workspace store does it after the migrations, and src/properties/read-columns.ts
  * after adding a column. The new view is made under a name of its own and exchanged with the one
  * in use, which is then dropped: `CREATE OR REPLACE VIEW` drops the view before it creates it again

@@ -116,7 +116,7 @@ export class MigrationRunner {
 
   /**
    * Makes `events_with_persons` show every MATERIALIZED column of `database`'s events (the
-   * visit-event flag a migration adds, say), replacing it when it lacks one (replacePersonIdView).
+   * web-analytics columns migrations add, say), replacing it when it lacks one (replacePersonIdView).
    */
   async completePersonIdView(database: string): Promise<void> {
     const rows = await this.storage.query(
